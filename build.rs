@@ -1,0 +1,48 @@
+//! Turns the committed magic constants (`magicgen/magics.txt`) into ready
+//! `static` lookup tables in `OUT_DIR/magic_tables.rs`, which `src/attacks.rs`
+//! includes. The runtime therefore starts with every table already in the
+//! binary's read-only data: nothing is computed at start-up or on first use.
+
+use magicgen::{MagicSet, Slider, Square};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    let set = MagicSet::committed()
+        .unwrap_or_else(|e| panic!("magicgen/magics.txt is not a valid constants file: {e}"));
+    // Filling the table checks every magic against ray casting.
+    let table = set
+        .attack_table()
+        .unwrap_or_else(|e| panic!("magicgen/magics.txt has a bad magic: {e}"));
+
+    let squares = Square::all().map(|sq| {
+        let pair = Slider::ALL.map(|slider| {
+            let e = set.entry(slider, sq);
+            let mask = Literal::u64_unsuffixed(e.mask().0);
+            let magic = Literal::u64_unsuffixed(e.magic);
+            let shift = Literal::u32_unsuffixed(64 - e.bits);
+            let offset = Literal::u32_unsuffixed(e.offset);
+            quote!(Magic { mask: #mask, magic: #magic, shift: #shift, offset: #offset })
+        });
+        quote!([#(#pair),*])
+    });
+    let len = Literal::usize_unsuffixed(table.len());
+    let entries = table.iter().map(|&v| Literal::u64_unsuffixed(v));
+    let seed = set.seed.map_or_else(|| "unknown".to_string(), |s| format!("0x{s:016x}"));
+    let doc = format!(
+        " The shared attack table: {} entries, magic seed {seed}.",
+        table.len()
+    );
+
+    let tokens: TokenStream = quote! {
+        /// The magics of every square: `[orthogonal, diagonal]`.
+        pub(crate) static MAGICS: [[Magic; 2]; 64] = [#(#squares),*];
+        #[doc = #doc]
+        pub(crate) static ATTACKS: [u64; #len] = [#(#entries),*];
+    };
+    let out = std::path::Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
+        .join("magic_tables.rs");
+    std::fs::write(&out, tokens.to_string())
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", out.display()));
+}

@@ -1,0 +1,23 @@
+//! Board geometry shared by the `yolah` runtime, its build script and tests,
+//! and the generator of the magic multipliers that the runtime's move tables
+//! are built from.
+//!
+//! * [`types`]: [`Square`], [`Bitboard`], [`Direction`].
+//! * [`geometry`]: naive ray casting and relevant-occupancy masks, the slow
+//!   reference every fast lookup is tested against.
+//! * [`magics`]: the committed constants file and the attack table it
+//!   describes.
+//! * `search` (feature `cli`): the seeded sparse-random magic search.
+//! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
+#![deny(missing_docs)]
+
+pub mod bitscan;
+pub mod geometry;
+pub mod magics;
+#[cfg(feature = "cli")]
+pub mod search;
+pub mod types;
+
+pub use geometry::Slider;
+pub use magics::{MagicEntry, MagicSet};
+pub use types::{Bitboard, Direction, Square};

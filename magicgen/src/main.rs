@@ -1,0 +1,204 @@
+//! `magicgen`: searches the magic multipliers of the yolah move tables and
+//! writes the committed constants file; `magicgen bitscan` is the single-bit
+//! perfect hash demo.
+
+use clap::{Parser, Subcommand};
+use magicgen::bitscan;
+use magicgen::search::{search, SearchConfig, SquareReport, DEFAULT_SEED};
+use magicgen::{MagicSet, Slider, Square};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The constants file that the yolah build script reads.
+const COMMITTED_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/magics.txt");
+
+#[derive(Parser)]
+#[command(name = "magicgen", version, about = "Finds the magic multipliers of the yolah move tables")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Seed of the ChaCha8 generator (decimal or 0x-hex).
+    #[arg(long, value_parser = parse_u64, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Candidates tried per square for each bit below the mask size.
+    #[arg(long, default_value_t = SearchConfig::default().fewer_bit_tries)]
+    fewer_bit_tries: u64,
+    /// Where to write the constants.
+    #[arg(long, default_value = COMMITTED_PATH)]
+    out: String,
+    /// Verify the committed constants file (every magic, every occupancy)
+    /// without searching or writing.
+    #[arg(long)]
+    check: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Single-bit perfect hash: finds m with (m << i) >> (64 - bits) distinct
+    /// for i in 0..64, by Z3 (feature `z3`) and by plain random search.
+    Bitscan {
+        /// Index bits (6 is the least possible).
+        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(6..=16))]
+        bits: u32,
+        /// Random candidates to try in the comparison search.
+        #[arg(long, default_value_t = 50_000_000)]
+        random_tries: u64,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_u64(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|e| format!("{text:?} is not a 64-bit number: {e}"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Bitscan {
+            bits,
+            random_tries,
+            json,
+        }) => run_bitscan(bits, cli.seed, random_tries, json),
+        None if cli.check => check(),
+        None => generate(&cli),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("magicgen: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check() -> Result<(), String> {
+    let start = Instant::now();
+    // Read the file as it is on disk now, not the copy compiled into this binary.
+    let text = std::fs::read_to_string(COMMITTED_PATH)
+        .map_err(|e| format!("cannot read {COMMITTED_PATH}: {e}"))?;
+    let set = MagicSet::parse(&text).map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
+    set.attack_table().map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
+    print_bits(&set, None);
+    println!(
+        "ok: 128 magics verified against ray casting for every occupancy; {} entries ({} bytes) in {:.2} s",
+        set.table_len,
+        set.table_len * 8,
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn generate(cli: &Cli) -> Result<(), String> {
+    let start = Instant::now();
+    let config = SearchConfig {
+        seed: cli.seed,
+        fewer_bit_tries: cli.fewer_bit_tries,
+    };
+    let (set, reports) = search(&config);
+    set.attack_table()
+        .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
+    let text = set.to_text();
+    let unchanged = std::fs::read_to_string(&cli.out).is_ok_and(|old| old == text);
+    std::fs::write(&cli.out, &text).map_err(|e| format!("cannot write {}: {e}", cli.out))?;
+    print_bits(&set, Some(&reports));
+    let private: usize = reports.iter().map(|r| 1usize << r.mask_bits).sum();
+    println!(
+        "seed 0x{:016x}: {} entries ({} bytes), {} with one private block per mask, in {:.1} s",
+        cli.seed,
+        set.table_len,
+        set.table_len * 8,
+        private,
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "wrote {} ({})",
+        cli.out,
+        if unchanged { "unchanged" } else { "changed" }
+    );
+    Ok(())
+}
+
+/// Prints an 8×8 map of index bits for each slider, rank 8 on top.
+fn print_bits(set: &MagicSet, reports: Option<&[SquareReport]>) {
+    for (k, slider) in Slider::ALL.into_iter().enumerate() {
+        println!("{} bits per square:", slider.name());
+        for rank in (0..8).rev() {
+            let row: Vec<String> = (0..8)
+                .map(|file| {
+                    let sq = Square::from_coords(file, rank).expect("on the board");
+                    let e = set.entry(slider, sq);
+                    match reports {
+                        Some(r) if r[k * 64 + sq.index()].mask_bits > e.bits => format!("{:>3}*", e.bits),
+                        _ => format!("{:>3} ", e.bits),
+                    }
+                })
+                .collect();
+            println!("  {} |{}", rank + 1, row.join(""));
+        }
+        println!("    +{}", "-".repeat(32));
+        println!("       a   b   c   d   e   f   g   h");
+    }
+    if reports.is_some() {
+        println!("(* = fewer bits than the mask has)");
+    }
+}
+
+fn run_bitscan(bits: u32, seed: u64, random_tries: u64, json: bool) -> Result<(), String> {
+    let start = Instant::now();
+    let (magic, method) = solve_bitscan(bits, seed, random_tries)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let verified = bitscan::is_perfect(magic, bits);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "bits": bits,
+                "magic": format!("0x{magic:016x}"),
+                "verified": verified,
+                "seconds": seconds,
+                "method": method,
+            })
+        );
+    } else {
+        println!("{method}: magic 0x{magic:016x} for {bits} bits in {seconds:.3} s");
+        println!("verified independently: {verified}");
+        println!("table (slot -> bit index, -1 unused):");
+        for row in bitscan::table(magic, bits).chunks(16) {
+            let cells: Vec<String> = row.iter().map(|v| format!("{v:>3}")).collect();
+            println!("  {}", cells.join(","));
+        }
+        let (random, tries) = bitscan::random_search(bits, seed, random_tries);
+        match random {
+            Some(m) => println!("plain random search: 0x{m:016x} after {tries} tries"),
+            None => println!("plain random search: nothing in {tries} tries"),
+        }
+    }
+    if verified {
+        Ok(())
+    } else {
+        Err(format!("0x{magic:016x} is not perfect for {bits} bits"))
+    }
+}
+
+#[cfg(feature = "z3")]
+fn solve_bitscan(bits: u32, _seed: u64, _random_tries: u64) -> Result<(u64, &'static str), String> {
+    bitscan::z3_search(bits)
+        .map(|m| (m, "z3"))
+        .ok_or_else(|| format!("z3 found no {bits}-bit magic"))
+}
+
+#[cfg(not(feature = "z3"))]
+fn solve_bitscan(bits: u32, seed: u64, random_tries: u64) -> Result<(u64, &'static str), String> {
+    match bitscan::random_search(bits, seed, random_tries) {
+        (Some(m), _) => Ok((m, "random")),
+        (None, tries) => Err(format!(
+            "no {bits}-bit magic in {tries} random tries; build with `--features z3` to solve it"
+        )),
+    }
+}

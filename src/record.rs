@@ -1,0 +1,169 @@
+//! Game records: a JSON form for files and tools, a plain text move list for
+//! people, and replaying either with every move checked.
+//!
+//! ```
+//! use yolah::record::GameRecord;
+//!
+//! let record = GameRecord::parse(r#"{"moves": ["d5:b7", "e5:c7"], "black": "me"}"#).unwrap();
+//! let end = record.replay().unwrap();
+//! assert_eq!(end.ply(), 2);
+//! assert_eq!(record.metadata["black"], "me");
+//! ```
+
+use crate::{IllegalMove, Move, ParseMoveError, ParsePositionError, Position};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A game: moves from a start position, plus any metadata.
+///
+/// JSON: `{"moves": ["d5:b7", ...], "start": "<position text>", ...}`; `start`
+/// is optional (the usual start), every other field is kept as metadata
+/// (players, result, date, ...).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// The start position in text form, when it is not the usual start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// The moves, `from:to`, passes written `a1:a1`.
+    pub moves: Vec<String>,
+    /// Every other field of the JSON object.
+    #[serde(flatten)]
+    pub metadata: BTreeMap<String, serde_json::Value>,
+}
+
+/// Why a record cannot be read or replayed.
+#[derive(Debug)]
+pub enum RecordError {
+    /// Not JSON of the record's shape.
+    Json(serde_json::Error),
+    /// The `start` field is not a position.
+    Start(ParsePositionError),
+    /// A move is malformed or illegal.
+    Move {
+        /// 1-based ply of the move.
+        ply: usize,
+        /// The move as written.
+        text: String,
+        /// What is wrong with it.
+        reason: MoveProblem,
+    },
+}
+
+/// What is wrong with one move of a record.
+#[derive(Debug)]
+pub enum MoveProblem {
+    /// It is not `from:to`.
+    Malformed(ParseMoveError),
+    /// It breaks the rules here.
+    Illegal(IllegalMove),
+    /// The game had already ended.
+    AfterGameOver,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::Json(e) => write!(f, "not a game record ({{\"moves\": [...]}}): {e}"),
+            RecordError::Start(e) => write!(f, "start: {e}"),
+            RecordError::Move { ply, text, reason } => {
+                write!(f, "ply {ply}, move {text:?}: ")?;
+                match reason {
+                    MoveProblem::Malformed(e) => write!(f, "{e}"),
+                    MoveProblem::Illegal(e) => write!(f, "illegal: {e}"),
+                    MoveProblem::AfterGameOver => write!(f, "the game is already over"),
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+impl GameRecord {
+    /// Reads a record: a JSON object if the text starts with `{`, otherwise a
+    /// move list (moves separated by white space, `#` comments to the end of
+    /// the line).
+    pub fn parse(text: &str) -> Result<GameRecord, RecordError> {
+        if text.trim_start().starts_with('{') {
+            return serde_json::from_str(text).map_err(RecordError::Json);
+        }
+        let moves = text
+            .lines()
+            .map(|line| line.split('#').next().unwrap_or(""))
+            .flat_map(str::split_whitespace)
+            .map(str::to_string)
+            .collect();
+        Ok(GameRecord {
+            moves,
+            ..GameRecord::default()
+        })
+    }
+
+    /// The start position.
+    pub fn start_position(&self) -> Result<Position, RecordError> {
+        match &self.start {
+            Some(text) => text.parse().map_err(RecordError::Start),
+            None => Ok(Position::START),
+        }
+    }
+
+    /// Plays every move, checking each; returns the final position or the
+    /// first bad move with its 1-based ply.
+    pub fn replay(&self) -> Result<Position, RecordError> {
+        let mut pos = self.start_position()?;
+        for (i, text) in self.moves.iter().enumerate() {
+            let fail = |reason| RecordError::Move {
+                ply: i + 1,
+                text: text.clone(),
+                reason,
+            };
+            let m: Move = text.parse().map_err(|e| fail(MoveProblem::Malformed(e)))?;
+            if pos.is_game_over() {
+                return Err(fail(MoveProblem::AfterGameOver));
+            }
+            pos.try_play(m).map_err(|e| fail(MoveProblem::Illegal(e)))?;
+        }
+        Ok(pos)
+    }
+
+    /// The record of `moves` played from the usual start.
+    pub fn from_moves(moves: &[Move]) -> GameRecord {
+        GameRecord {
+            moves: moves.iter().map(Move::to_string).collect(),
+            ..GameRecord::default()
+        }
+    }
+
+    /// The JSON text of the record.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a record always serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_lists_allow_comments() {
+        let r = GameRecord::parse("d5:b7 e5:c7 # opening\n# a note\nb7:b8\n").unwrap();
+        assert_eq!(r.moves, ["d5:b7", "e5:c7", "b7:b8"]);
+    }
+
+    #[test]
+    fn json_round_trips_with_metadata() {
+        let mut r = GameRecord::from_moves(&["d5:b7".parse().unwrap()]);
+        r.metadata.insert("result".into(), "1-0".into());
+        assert_eq!(GameRecord::parse(&r.to_json()).unwrap(), r);
+    }
+
+    #[test]
+    fn errors_name_the_ply_and_move() {
+        let e = GameRecord::parse("d5:b7 a1:a1").unwrap().replay().unwrap_err();
+        assert_eq!(e.to_string(), "ply 2, move \"a1:a1\": illegal: white may not pass while it has moves");
+        let e = GameRecord::parse("d5:b7 e5").unwrap().replay().unwrap_err();
+        assert!(e.to_string().starts_with("ply 2, move \"e5\""), "{e}");
+        assert!(GameRecord::parse("{\"moves\": 3}").is_err());
+    }
+}

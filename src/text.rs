@@ -1,0 +1,255 @@
+//! The text form of a position, and the drawn board.
+//!
+//! A position is written as five fields separated by spaces:
+//!
+//! ```text
+//! w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0
+//! BOARD                     SIDE BLACK_SCORE WHITE_SCORE PLY
+//! ```
+//!
+//! BOARD lists ranks 8 down to 1, separated by `/`, each from file a to h:
+//! `b` a black piece, `w` a white piece, `x` a hole, and a digit 1-8 for that
+//! many empty squares. SIDE is `b` or `w` and must agree with the ply (Black
+//! moves on even plies).
+
+use crate::position::{Color, Position};
+use crate::{Bitboard, Square};
+use core::fmt;
+use core::str::FromStr;
+
+/// Why a text is not a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsePositionError(String);
+
+impl fmt::Display for ParsePositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad position: {}", self.0)
+    }
+}
+
+impl std::error::Error for ParsePositionError {}
+
+fn bad(message: impl Into<String>) -> ParsePositionError {
+    ParsePositionError(message.into())
+}
+
+impl FromStr for Position {
+    type Err = ParsePositionError;
+
+    fn from_str(text: &str) -> Result<Position, ParsePositionError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        let [board, side, black_score, white_score, ply] = fields[..] else {
+            return Err(bad(format!(
+                "expected 5 fields (BOARD SIDE BLACK_SCORE WHITE_SCORE PLY), found {}",
+                fields.len()
+            )));
+        };
+        let (black, white, holes) = parse_board(board)?;
+        let number = |name: &str, t: &str, max: u16| {
+            t.parse::<u16>()
+                .ok()
+                .filter(|&n| n <= max)
+                .ok_or_else(|| bad(format!("{name} {t:?} is not a number from 0 to {max}")))
+        };
+        let black_score = number("black score", black_score, 64)? as u8;
+        let white_score = number("white score", white_score, 64)? as u8;
+        let ply = number("ply", ply, 1000)?;
+        let side = match side {
+            "b" => Color::Black,
+            "w" => Color::White,
+            _ => return Err(bad(format!("side to move {side:?} is not b or w"))),
+        };
+        for (color, pieces) in [(Color::Black, black), (Color::White, white)] {
+            if pieces.count() != 4 {
+                return Err(bad(format!("{color} has {} pieces, not 4", pieces.count())));
+            }
+        }
+        let moves_played = u32::from(black_score) + u32::from(white_score);
+        if holes.count() != moves_played {
+            return Err(bad(format!(
+                "{} holes but {moves_played} points: every move leaves one hole and scores one point",
+                holes.count()
+            )));
+        }
+        if u32::from(ply) < moves_played {
+            return Err(bad(format!("ply {ply} is below the {moves_played} moves played")));
+        }
+        let pos = Position {
+            black,
+            white,
+            holes,
+            black_score,
+            white_score,
+            ply,
+        };
+        if pos.side_to_move() != side {
+            return Err(bad(format!(
+                "side {side} does not match ply {ply} (black moves on even plies)"
+            )));
+        }
+        Ok(pos)
+    }
+}
+
+fn parse_board(board: &str) -> Result<(Bitboard, Bitboard, Bitboard), ParsePositionError> {
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(bad(format!("the board has {} ranks, not 8 separated by /", ranks.len())));
+    }
+    let (mut black, mut white, mut holes) = (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY);
+    for (i, row) in ranks.iter().enumerate() {
+        let rank = 7 - i as u8;
+        let mut file = 0u8;
+        for c in row.chars() {
+            let target = match c {
+                '1'..='8' => {
+                    file += c as u8 - b'0';
+                    if file > 8 {
+                        return Err(bad(format!("rank {} has more than 8 squares", rank + 1)));
+                    }
+                    continue;
+                }
+                'b' => &mut black,
+                'w' => &mut white,
+                'x' => &mut holes,
+                _ => {
+                    return Err(bad(format!(
+                        "rank {}: {c:?} is not b, w, x or a digit 1-8",
+                        rank + 1
+                    )))
+                }
+            };
+            let sq = Square::from_coords(file, rank)
+                .ok_or_else(|| bad(format!("rank {} has more than 8 squares", rank + 1)))?;
+            *target |= sq.bitboard();
+            file += 1;
+        }
+        if file != 8 {
+            return Err(bad(format!("rank {} has {file} squares, not 8", rank + 1)));
+        }
+    }
+    Ok((black, white, holes))
+}
+
+impl Position {
+    /// The text form, which [`str::parse`] reads back.
+    ///
+    /// ```
+    /// use yolah::Position;
+    ///
+    /// let text = Position::START.to_text();
+    /// assert_eq!(text, "w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0");
+    /// assert_eq!(text.parse::<Position>(), Ok(Position::START));
+    /// ```
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for rank in (0..8).rev() {
+            let mut empty = 0;
+            for file in 0..8 {
+                let sq = Square::from_coords(file, rank).expect("on the board");
+                match self.symbol(sq) {
+                    None => empty += 1,
+                    Some(c) => {
+                        if empty > 0 {
+                            out.push(char::from(b'0' + empty));
+                            empty = 0;
+                        }
+                        out.push(c);
+                    }
+                }
+            }
+            if empty > 0 {
+                out.push(char::from(b'0' + empty));
+            }
+            if rank > 0 {
+                out.push('/');
+            }
+        }
+        let side = match self.side_to_move() {
+            Color::Black => 'b',
+            Color::White => 'w',
+        };
+        format!(
+            "{out} {side} {} {} {}",
+            self.black_score, self.white_score, self.ply
+        )
+    }
+
+    fn symbol(&self, sq: Square) -> Option<char> {
+        if self.black.contains(sq) {
+            Some('b')
+        } else if self.white.contains(sq) {
+            Some('w')
+        } else if self.holes.contains(sq) {
+            Some('x')
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Position {
+    /// Draws the board, rank 8 on top: `●` black, `○` white, `■` hole.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..8).rev() {
+            write!(f, "{} ", rank + 1)?;
+            for file in 0..8 {
+                let sq = Square::from_coords(file, rank).expect("on the board");
+                let c = match self.symbol(sq) {
+                    Some('b') => '●',
+                    Some('w') => '○',
+                    Some(_) => '■',
+                    None => '.',
+                };
+                write!(f, " {c}")?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(f, "   a b c d e f g h")?;
+        write!(
+            f,
+            "black {} - white {}, ply {}, ",
+            self.black_score, self.white_score, self.ply
+        )?;
+        if self.is_game_over() {
+            write!(f, "game over")
+        } else {
+            write!(f, "{} to move", self.side_to_move())
+        }
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({:?})", self.to_text())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_say_what_is_wrong() {
+        let e = |t: &str| t.parse::<Position>().unwrap_err().to_string();
+        assert!(e("").contains("5 fields"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8 b 0 0 0").contains("7 ranks"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b6 b 0 0 0").contains("rank 1 has 7"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b6q b 0 0 0").contains("'q'"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b6w w 0 0 0").contains("does not match"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b6w b 1 0 1").contains("holes"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b7 b 0 0 0").contains("white has 3"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 -1").contains("ply"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0 9").contains("found 6"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b8w b 0 0 0").contains("more than 8"));
+        assert!(e("w6b/8/8/3bw3/3wb3/8/8/b6ww b 0 0 0").contains("more than 8"));
+    }
+
+    #[test]
+    fn display_draws_the_start() {
+        let drawn = Position::START.to_string();
+        assert!(drawn.starts_with("8  ○ . . . . . . ●\n"), "{drawn}");
+        assert!(drawn.contains("   a b c d e f g h\n"));
+        assert!(drawn.ends_with("black to move"));
+    }
+}
