@@ -1,8 +1,9 @@
 //! Turns the committed magic constants (`magicgen/magics.txt`) into ready
 //! `static` lookup tables in `OUT_DIR/magic_tables.rs`, which `src/attacks.rs`
-//! includes. The runtime therefore starts with every table already in the
+//! includes, with the 64x64 shadow table beside them. The runtime therefore starts with every table already in the
 //! binary's read-only data: nothing is computed at start-up or on first use.
 
+use magicgen::geometry::shadow_slow;
 use magicgen::{MagicSet, Slider, Square};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -35,7 +36,14 @@ fn main() {
         table.len()
     );
 
+    let shadows = Square::all().map(|from| {
+        let row = Square::all().map(|to| Literal::u64_unsuffixed(shadow_slow(from, to).0));
+        quote!([#(#row),*])
+    });
+
     let tokens: TokenStream = quote! {
+        /// `SHADOWS[from][to]`: what a blocker on `to` hides from `from`.
+        pub(crate) static SHADOWS: [[u64; 64]; 64] = [#(#shadows),*];
         /// The magics of every square: `[orthogonal, diagonal]`.
         pub(crate) static MAGICS: [[Magic; 2]; 64] = [#(#squares),*];
         #[doc = #doc]

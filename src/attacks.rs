@@ -80,6 +80,15 @@ pub fn queen_moves(sq: Square, blockers: Bitboard) -> Bitboard {
     queen_attacks(sq, blockers) & !blockers
 }
 
+/// The squares a blocker on `to` hides from a queen on `from` (`to` and the
+/// rest of the line behind it; empty if they are not aligned). When `to` is
+/// free, `queen_moves(from, blockers | to) == queen_moves(from, blockers) &
+/// !shadow(from, to)`: one load instead of two magic lookups.
+#[inline(always)]
+pub fn shadow(from: Square, to: Square) -> Bitboard {
+    Bitboard(SHADOWS[from.index()][to.index()])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,19 +1,67 @@
 //! Uniformly random games, the engine's speed benchmark and the Monte Carlo
 //! players' playouts.
 
-use crate::{Color, Outcome, Position, Rng};
+use crate::attacks::{queen_moves, shadow};
+use crate::position::select_bit;
+use crate::{Color, Move, Outcome, Position, Rng, Square};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Plays uniformly random legal moves from `pos` to the end of the game and
 /// returns the final position.
 #[inline]
-pub fn random_game(mut pos: Position, rng: &mut Rng) -> Position {
-    loop {
-        let m = pos.random_move(rng);
-        if m.is_pass() && !pos.can_move(pos.side_to_move().opponent()) {
-            return pos;
+pub fn random_game(pos: Position, rng: &mut Rng) -> Position {
+    random_game_with(pos, rng, |_| {})
+}
+
+/// [`random_game`], calling `on_move` with each move played (passes too).
+///
+/// The moves of all eight pieces are kept up to date: after a move to `t`,
+/// every other piece loses what `t` hides ([`shadow`], one load) and only the
+/// moved piece needs a magic lookup. A move is drawn uniformly from the
+/// side's moves, taking its pieces in a fixed order.
+#[inline]
+pub fn random_game_with(mut pos: Position, rng: &mut Rng, mut on_move: impl FnMut(Move)) -> Position {
+    let blockers = pos.blockers();
+    // Black's pieces in slots 0..4, White's in 4..8.
+    let mut squares = [Square::A1; 8];
+    let mut moves = [0u64; 8];
+    for (base, color) in [(0, Color::Black), (4, Color::White)] {
+        for (k, sq) in pos.pieces(color).into_iter().take(4).enumerate() {
+            squares[base + k] = sq;
+            moves[base + k] = queen_moves(sq, blockers).0;
         }
+    }
+    let count = |moves: &[u64]| -> u32 { moves.iter().map(|m| m.count_ones()).sum() };
+    loop {
+        let base = if pos.side_to_move() == Color::Black { 0 } else { 4 };
+        let ours = &moves[base..base + 4];
+        let total = count(ours);
+        if total == 0 {
+            if count(&moves[4 - base..8 - base]) == 0 {
+                return pos;
+            }
+            pos.play(Move::PASS);
+            on_move(Move::PASS);
+            continue;
+        }
+        // Which piece owns the r-th move: compare r with the running totals
+        // (no data-dependent branch to mispredict).
+        let r = rng.below(total);
+        let c0 = ours[0].count_ones();
+        let c01 = c0 + ours[1].count_ones();
+        let c012 = c01 + ours[2].count_ones();
+        let i = usize::from(r >= c0) + usize::from(r >= c01) + usize::from(r >= c012);
+        let r = r - [0, c0, c01, c012][i];
+        let piece = base + i;
+        let to = Square::new_masked(select_bit(moves[piece], r));
+        let m = Move::new(squares[piece], to);
         pos.play(m);
+        on_move(m);
+        for k in 0..8 {
+            moves[k] &= !shadow(squares[k], to).0;
+        }
+        squares[piece] = to;
+        moves[piece] = queen_moves(to, pos.blockers()).0;
     }
 }
 
@@ -88,6 +136,19 @@ pub fn random_games(games: u64, seed: u64, threads: usize) -> RandomGamesStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_games_are_legal_to_the_end() {
+        for seed in 0..300 {
+            let mut rng = Rng::new(seed);
+            let mut replay = Position::START;
+            let end = random_game_with(Position::START, &mut rng, |m| {
+                replay.try_play(m).expect("a legal move");
+            });
+            assert_eq!(replay, end);
+            assert!(end.is_game_over());
+        }
+    }
 
     #[test]
     fn totals_do_not_depend_on_threads() {

@@ -64,7 +64,9 @@ impl Square {
     /// The index of the square, 0 (a1) to 63 (h8).
     #[inline(always)]
     pub const fn index(self) -> usize {
-        self.0 as usize
+        // Always below 64; the mask tells the compiler so, which removes
+        // bounds checks from table lookups.
+        (self.0 & 63) as usize
     }
 
     /// The file, 0 (a) to 7 (h).
