@@ -30,7 +30,9 @@ fn main() {
     });
     let len = Literal::usize_unsuffixed(table.len());
     let entries = table.iter().map(|&v| Literal::u64_unsuffixed(v));
-    let seed = set.seed.map_or_else(|| "unknown".to_string(), |s| format!("0x{s:016x}"));
+    let seed = set
+        .seed
+        .map_or_else(|| "unknown".to_string(), |s| format!("0x{s:016x}"));
     let doc = format!(
         " The shared attack table: {} entries, magic seed {seed}.",
         table.len()

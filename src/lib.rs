@@ -36,3 +36,8 @@ pub use moves::{Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use position::{Color, IllegalMove, Outcome, Position};
 pub use rng::Rng;
 pub use text::ParsePositionError;
+
+/// The README's Rust examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -129,11 +129,21 @@ fn run(command: Command) -> Result<String> {
     }
 }
 
-fn perft_command(pos: &Position, depth: u32, threads: usize, show_divide: bool, json: bool) -> Result<String> {
+fn perft_command(
+    pos: &Position,
+    depth: u32,
+    threads: usize,
+    show_divide: bool,
+    json: bool,
+) -> Result<String> {
     let start = Instant::now();
     let (nodes, per_move) = if show_divide {
         let d = divide(pos, depth, threads);
-        let total = if d.is_empty() { 1 } else { d.iter().map(|x| x.1).sum() };
+        let total = if d.is_empty() {
+            1
+        } else {
+            d.iter().map(|x| x.1).sum()
+        };
         (total, d)
     } else {
         (perft_threads(pos, depth, threads), Vec::new())
@@ -148,8 +158,10 @@ fn perft_command(pos: &Position, depth: u32, threads: usize, show_divide: bool, 
             "nodes_per_second": nps,
         });
         if show_divide {
-            let moves: serde_json::Map<_, _> =
-                per_move.iter().map(|(m, n)| (m.to_string(), json!(n))).collect();
+            let moves: serde_json::Map<_, _> = per_move
+                .iter()
+                .map(|(m, n)| (m.to_string(), json!(n)))
+                .collect();
             obj["divide"] = moves.into();
         }
         return Ok(format!("{obj}\n"));

@@ -93,13 +93,19 @@ impl fmt::Display for ParseMoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ParseMoveError::MissingColon(t) => {
-                write!(f, "{t:?} is not a move: write from:to, like d5:b7 (a1:a1 to pass)")
+                write!(
+                    f,
+                    "{t:?} is not a move: write from:to, like d5:b7 (a1:a1 to pass)"
+                )
             }
             ParseMoveError::BadSquare(t) => {
                 write!(f, "{t:?} is not a square: files a-h, ranks 1-8, like d5")
             }
             ParseMoveError::SameSquare(t) => {
-                write!(f, "{t:?} does not move: only the pass a1:a1 starts and ends on one square")
+                write!(
+                    f,
+                    "{t:?} does not move: only the pass a1:a1 starts and ends on one square"
+                )
             }
         }
     }
@@ -114,7 +120,8 @@ impl FromStr for Move {
         let (from, to) = text
             .split_once(':')
             .ok_or_else(|| ParseMoveError::MissingColon(text.to_string()))?;
-        let square = |s: &str| Square::parse(s).ok_or_else(|| ParseMoveError::BadSquare(s.to_string()));
+        let square =
+            |s: &str| Square::parse(s).ok_or_else(|| ParseMoveError::BadSquare(s.to_string()));
         let (from, to) = (square(from)?, square(to)?);
         if from == to && from != Square::A1 {
             return Err(ParseMoveError::SameSquare(text.to_string()));

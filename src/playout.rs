@@ -20,7 +20,11 @@ pub fn random_game(pos: Position, rng: &mut Rng) -> Position {
 /// moved piece needs a magic lookup. A move is drawn uniformly from the
 /// side's moves, taking its pieces in a fixed order.
 #[inline]
-pub fn random_game_with(mut pos: Position, rng: &mut Rng, mut on_move: impl FnMut(Move)) -> Position {
+pub fn random_game_with(
+    mut pos: Position,
+    rng: &mut Rng,
+    mut on_move: impl FnMut(Move),
+) -> Position {
     let blockers = pos.blockers();
     // Black's pieces in slots 0..4, White's in 4..8.
     let mut squares = [Square::A1; 8];
@@ -33,7 +37,11 @@ pub fn random_game_with(mut pos: Position, rng: &mut Rng, mut on_move: impl FnMu
     }
     let count = |moves: &[u64]| -> u32 { moves.iter().map(|m| m.count_ones()).sum() };
     loop {
-        let base = if pos.side_to_move() == Color::Black { 0 } else { 4 };
+        let base = if pos.side_to_move() == Color::Black {
+            0
+        } else {
+            4
+        };
         let ours = &moves[base..base + 4];
         let total = count(ours);
         if total == 0 {

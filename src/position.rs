@@ -262,7 +262,12 @@ impl Position {
         let mut froms = [Square::A1; 4];
         let mut targets = [0u64; 4];
         let mut total = 0;
-        for (i, from) in self.pieces(self.side_to_move()).into_iter().take(4).enumerate() {
+        for (i, from) in self
+            .pieces(self.side_to_move())
+            .into_iter()
+            .take(4)
+            .enumerate()
+        {
             froms[i] = from;
             targets[i] = queen_moves(from, blockers).0;
             total += targets[i].count_ones();

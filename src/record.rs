@@ -160,8 +160,14 @@ mod tests {
 
     #[test]
     fn errors_name_the_ply_and_move() {
-        let e = GameRecord::parse("d5:b7 a1:a1").unwrap().replay().unwrap_err();
-        assert_eq!(e.to_string(), "ply 2, move \"a1:a1\": illegal: white may not pass while it has moves");
+        let e = GameRecord::parse("d5:b7 a1:a1")
+            .unwrap()
+            .replay()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ply 2, move \"a1:a1\": illegal: white may not pass while it has moves"
+        );
         let e = GameRecord::parse("d5:b7 e5").unwrap().replay().unwrap_err();
         assert!(e.to_string().starts_with("ply 2, move \"e5\""), "{e}");
         assert!(GameRecord::parse("{\"moves\": 3}").is_err());

@@ -75,7 +75,10 @@ mod tests {
         for _ in 0..70_000 {
             counts[rng.below(7) as usize] += 1;
         }
-        assert!(counts.iter().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (9_000..11_000).contains(&c)),
+            "{counts:?}"
+        );
         assert_eq!(Rng::new(1).below(1), 0);
     }
 
@@ -83,6 +86,9 @@ mod tests {
     fn seeds_reproduce() {
         let a: Vec<u64> = (0..4).map(|_| Rng::new(5).next_u64()).collect();
         assert!(a.windows(2).all(|w| w[0] == w[1]));
-        assert_ne!(Rng::for_game(1, 0).next_u64(), Rng::for_game(1, 1).next_u64());
+        assert_ne!(
+            Rng::for_game(1, 0).next_u64(),
+            Rng::for_game(1, 1).next_u64()
+        );
     }
 }

@@ -72,7 +72,9 @@ impl FromStr for Position {
             )));
         }
         if u32::from(ply) < moves_played {
-            return Err(bad(format!("ply {ply} is below the {moves_played} moves played")));
+            return Err(bad(format!(
+                "ply {ply} is below the {moves_played} moves played"
+            )));
         }
         let pos = Position {
             black,
@@ -94,7 +96,10 @@ impl FromStr for Position {
 fn parse_board(board: &str) -> Result<(Bitboard, Bitboard, Bitboard), ParsePositionError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 8 {
-        return Err(bad(format!("the board has {} ranks, not 8 separated by /", ranks.len())));
+        return Err(bad(format!(
+            "the board has {} ranks, not 8 separated by /",
+            ranks.len()
+        )));
     }
     let (mut black, mut white, mut holes) = (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY);
     for (i, row) in ranks.iter().enumerate() {

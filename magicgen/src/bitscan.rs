@@ -49,7 +49,7 @@ pub fn random_search(bits: u32, seed: u64, max_tries: u64) -> (Option<u64>, u64)
 /// distinct. Returns `None` when the solver proves there is none.
 #[cfg(feature = "z3")]
 pub fn z3_search(bits: u32) -> Option<u64> {
-    use z3::ast::BV;
+    use z3::ast::{Ast, BV};
     let solver = z3::Solver::new();
     let magic = BV::new_const("magic", 64);
     let down = BV::from_u64(u64::from(64 - bits), 64);

@@ -191,7 +191,10 @@ mod tests {
                 // The blocker itself is attacked but hidden as a target.
                 let without_to = shadow & !to.bitboard();
                 assert_eq!(without_to, expected, "{from} {to}");
-                assert_eq!(shadow.contains(to), from != to && queen_attacks_slow(from, Bitboard::EMPTY).contains(to));
+                assert_eq!(
+                    shadow.contains(to),
+                    from != to && queen_attacks_slow(from, Bitboard::EMPTY).contains(to)
+                );
             }
         }
     }

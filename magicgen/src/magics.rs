@@ -181,7 +181,9 @@ impl MagicSet {
     /// deterministic search rewrites the file byte for byte.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
-        out.push_str("# Yolah magic multipliers, written by `cargo run -p magicgen`; do not edit.\n");
+        out.push_str(
+            "# Yolah magic multipliers, written by `cargo run -p magicgen`; do not edit.\n",
+        );
         out.push_str("# slot = offset + (((occupied & mask) * magic) >> (64 - bits))\n");
         if let Some(seed) = self.seed {
             out.push_str(&format!("# seed 0x{seed:016x}\n"));
@@ -258,7 +260,8 @@ mod tests {
     fn committed_file_is_valid_and_round_trips() {
         let set = MagicSet::committed().expect("committed magics parse");
         assert_eq!(set.to_text(), COMMITTED);
-        set.attack_table().expect("committed magics are collision free");
+        set.attack_table()
+            .expect("committed magics are collision free");
     }
 
     #[test]

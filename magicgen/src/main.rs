@@ -13,7 +13,11 @@ use std::time::Instant;
 const COMMITTED_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/magics.txt");
 
 #[derive(Parser)]
-#[command(name = "magicgen", version, about = "Finds the magic multipliers of the yolah move tables")]
+#[command(
+    name = "magicgen",
+    version,
+    about = "Finds the magic multipliers of the yolah move tables"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -83,7 +87,8 @@ fn check() -> Result<(), String> {
     let text = std::fs::read_to_string(COMMITTED_PATH)
         .map_err(|e| format!("cannot read {COMMITTED_PATH}: {e}"))?;
     let set = MagicSet::parse(&text).map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
-    set.attack_table().map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
+    set.attack_table()
+        .map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
     print_bits(&set, None);
     println!(
         "ok: 128 magics verified against ray casting for every occupancy; {} entries ({} bytes) in {:.2} s",
@@ -134,7 +139,9 @@ fn print_bits(set: &MagicSet, reports: Option<&[SquareReport]>) {
                     let sq = Square::from_coords(file, rank).expect("on the board");
                     let e = set.entry(slider, sq);
                     match reports {
-                        Some(r) if r[k * 64 + sq.index()].mask_bits > e.bits => format!("{:>3}*", e.bits),
+                        Some(r) if r[k * 64 + sq.index()].mask_bits > e.bits => {
+                            format!("{:>3}*", e.bits)
+                        }
                         _ => format!("{:>3} ", e.bits),
                     }
                 })

@@ -83,16 +83,20 @@ impl Problem {
             if (self.mask.0.wrapping_mul(magic) >> 56).count_ones() < 6 {
                 continue;
             }
-            let ok = self.occupancies.iter().zip(&self.attacks).all(|(&occ, &att)| {
-                let slot = local_index(self.mask, magic, bits, occ);
-                if epoch[slot] == tries {
-                    value[slot] == att
-                } else {
-                    epoch[slot] = tries;
-                    value[slot] = att;
-                    true
-                }
-            });
+            let ok = self
+                .occupancies
+                .iter()
+                .zip(&self.attacks)
+                .all(|(&occ, &att)| {
+                    let slot = local_index(self.mask, magic, bits, occ);
+                    if epoch[slot] == tries {
+                        value[slot] == att
+                    } else {
+                        epoch[slot] = tries;
+                        value[slot] = att;
+                        true
+                    }
+                });
             if ok {
                 return (Some(magic), tries);
             }
@@ -111,7 +115,10 @@ pub fn search(config: &SearchConfig) -> (MagicSet, Vec<SquareReport>) {
             let problem = Problem::new(slider, square);
             let mask_bits = problem.mask.count();
             let (found, mut tries) = problem.find(mask_bits, &mut rng, None);
-            let mut best = (mask_bits, found.expect("an unbounded search only returns on success"));
+            let mut best = (
+                mask_bits,
+                found.expect("an unbounded search only returns on success"),
+            );
             // Fewer bits: half the block, if the budget finds one.
             while best.0 > 1 {
                 let bits = best.0 - 1;
@@ -164,12 +171,16 @@ pub fn pack(entries: &mut [MagicEntry]) -> usize {
         block.sort_unstable();
         block.dedup();
         let fits = |table: &[Option<u64>], offset: usize| {
-            block.iter().all(|&(slot, att)| match table.get(offset + slot) {
-                Some(Some(v)) => *v == att,
-                _ => true,
-            })
+            block
+                .iter()
+                .all(|&(slot, att)| match table.get(offset + slot) {
+                    Some(Some(v)) => *v == att,
+                    _ => true,
+                })
         };
-        let offset = (0..).find(|&o| fits(&table, o)).expect("a free offset exists past the end");
+        let offset = (0..)
+            .find(|&o| fits(&table, o))
+            .expect("a free offset exists past the end");
         let end = offset + block.last().map_or(0, |&(slot, _)| slot + 1);
         if table.len() < end {
             table.resize(end, None);

@@ -1,0 +1,144 @@
+//! The `yolah` command as a user runs it: results, JSON shapes, and clear
+//! one-line errors with a non-zero exit for bad input.
+
+use std::process::{Command, Output};
+
+fn yolah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(args)
+        .output()
+        .expect("the yolah binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", stderr(out));
+    serde_json::from_str(stdout(out).trim()).expect("exactly one JSON object")
+}
+
+/// A failure: non-zero exit, no panic, a message that contains `needle`.
+fn fails_with(args: &[&str], needle: &str) {
+    let out = yolah(args);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
+}
+
+fn temp_file(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("yolah-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn perft_json() {
+    let v = json(&yolah(&["perft", "4", "--json"]));
+    assert_eq!(v["depth"], 4);
+    assert_eq!(v["nodes"], 8_655_628);
+    assert!(v["seconds"].is_number() && v["nodes_per_second"].is_number());
+    let v = json(&yolah(&["perft", "3", "--threads", "2", "--json"]));
+    assert_eq!(v["nodes"], 164_512);
+}
+
+#[test]
+fn perft_divide_and_starts() {
+    let out = yolah(&["perft", "2", "--divide"]);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 57, "{text}");
+    assert!(text.contains("perft 2: 2988 nodes"));
+    let v = json(&yolah(&["perft", "1", "--moves", "d5:b7", "--json"]));
+    let mut pos = yolah::Position::START;
+    pos.play("d5:b7".parse().unwrap());
+    assert_eq!(v["nodes"], u64::from(pos.legal_move_count()));
+}
+
+#[test]
+fn random_games_json_is_thread_independent() {
+    let one = json(&yolah(&[
+        "random-games",
+        "--games",
+        "3000",
+        "--seed",
+        "5",
+        "--json",
+    ]));
+    let two = json(&yolah(&[
+        "random-games",
+        "--games",
+        "3000",
+        "--seed",
+        "5",
+        "--threads",
+        "2",
+        "--json",
+    ]));
+    for key in [
+        "games",
+        "seed",
+        "black_wins",
+        "white_wins",
+        "draws",
+        "plies",
+    ] {
+        assert_eq!(one[key], two[key], "{key}");
+    }
+    assert_eq!(two["threads"], 2);
+    let sum = one["black_wins"].as_u64().unwrap()
+        + one["white_wins"].as_u64().unwrap()
+        + one["draws"].as_u64().unwrap();
+    assert_eq!(sum, 3000);
+    assert!(one["games_per_second"].is_number());
+}
+
+#[test]
+fn replay_text_and_json() {
+    let text = temp_file("game.txt", "d5:b7 e5:c7 # two moves\n");
+    let v = json(&yolah(&["replay", &text, "--json"]));
+    assert_eq!(v["plies"], 2);
+    assert_eq!(v["black_score"], 1);
+    assert_eq!(v["game_over"], false);
+    assert!(v["winner"].is_null());
+    let record = temp_file("game.json", r#"{"moves": ["d5:b7"], "black": "a"}"#);
+    let v = json(&yolah(&["replay", &record, "--json"]));
+    assert_eq!(v["position"], "w6b/1b6/8/3xw3/3wb3/8/8/b6w w 1 0 1");
+}
+
+#[test]
+fn bad_input_is_explained() {
+    fails_with(&["perft", "x"], "invalid value");
+    fails_with(&["perft", "3", "--moves", "d5:b7 a1:a1"], "ply 2");
+    fails_with(&["perft", "3", "--moves", "d5:z9"], "not a square");
+    fails_with(&["perft", "3", "--position", "w6b/8 b 0 0 0"], "ranks");
+    fails_with(&["perft", "3", "--position", "nonsense"], "5 fields");
+    fails_with(&["random-games", "--games", "-3"], "");
+    fails_with(&["random-games", "--games", "lots"], "invalid value");
+    fails_with(&["replay", "/no/such/file"], "cannot read /no/such/file");
+    let bad = temp_file("bad.txt", "d5:b7\ne5:c7\nb7:b7\n");
+    fails_with(&["replay", &bad], "ply 3, move \"b7:b7\"");
+    let illegal = temp_file("illegal.txt", "d5:b7 a1:a1");
+    fails_with(
+        &["replay", &illegal],
+        "ply 2, move \"a1:a1\": illegal: white may not pass while it has moves",
+    );
+    let wrong_piece = temp_file("wrong.txt", "h1:h2");
+    fails_with(&["replay", &wrong_piece], "does not hold a black piece");
+    let json = temp_file("bad.json", r#"{"moves": "d5:b7"}"#);
+    fails_with(&["replay", &json], "not a game record");
+    let empty = temp_file("empty.txt", "  \n");
+    fails_with(&["replay", &empty], "is empty");
+    let start = temp_file("start.json", r#"{"start": "bad", "moves": []}"#);
+    fails_with(&["replay", &start], "start: bad position");
+}
