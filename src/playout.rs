@@ -14,43 +14,68 @@ pub fn random_game(pos: Position, rng: &mut Rng) -> Position {
 }
 
 /// [`random_game`], calling `on_move` with each move played (passes too).
-///
-/// The moves of all eight pieces are kept up to date: after a move to `t`,
-/// every other piece loses what `t` hides ([`shadow`], one load) and only the
-/// moved piece needs a magic lookup. A move is drawn uniformly from the
-/// side's moves, taking its pieces in a fixed order.
 #[inline]
-pub fn random_game_with(
-    mut pos: Position,
-    rng: &mut Rng,
-    mut on_move: impl FnMut(Move),
-) -> Position {
-    let blockers = pos.blockers();
-    // Black's pieces in slots 0..4, White's in 4..8.
-    let mut squares = [Square::A1; 8];
-    let mut moves = [0u64; 8];
-    for (base, color) in [(0, Color::Black), (4, Color::White)] {
-        for (k, sq) in pos.pieces(color).into_iter().take(4).enumerate() {
-            squares[base + k] = sq;
-            moves[base + k] = queen_moves(sq, blockers).0;
+pub fn random_game_with(pos: Position, rng: &mut Rng, mut on_move: impl FnMut(Move)) -> Position {
+    let mut game = Playout::new(pos);
+    while let Some(m) = game.step(rng) {
+        on_move(m);
+    }
+    game.pos
+}
+
+/// A game played by random moves, with the moves of all eight pieces kept
+/// up to date: after a move to `t`, every other piece loses what `t` hides
+/// ([`shadow`], one load) and only the moved piece needs a magic lookup.
+#[derive(Clone, Debug)]
+pub struct Playout {
+    pos: Position,
+    /// Black's pieces in slots 0..4, White's in 4..8.
+    squares: [Square; 8],
+    moves: [u64; 8],
+}
+
+impl Playout {
+    /// Starts from `pos`.
+    pub fn new(pos: Position) -> Playout {
+        let blockers = pos.blockers();
+        let mut squares = [Square::A1; 8];
+        let mut moves = [0u64; 8];
+        for (base, color) in [(0, Color::Black), (4, Color::White)] {
+            for (k, sq) in pos.pieces(color).into_iter().take(4).enumerate() {
+                squares[base + k] = sq;
+                moves[base + k] = queen_moves(sq, blockers).0;
+            }
+        }
+        Playout {
+            pos,
+            squares,
+            moves,
         }
     }
-    let count = |moves: &[u64]| -> u32 { moves.iter().map(|m| m.count_ones()).sum() };
-    loop {
-        let base = if pos.side_to_move() == Color::Black {
+
+    /// The position reached.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// Plays one uniformly random legal move (or the pass) and returns it;
+    /// `None` once the game is over. Pieces are taken in a fixed order.
+    #[inline(always)]
+    pub fn step(&mut self, rng: &mut Rng) -> Option<Move> {
+        let count = |moves: &[u64]| -> u32 { moves.iter().map(|m| m.count_ones()).sum() };
+        let base = if self.pos.side_to_move() == Color::Black {
             0
         } else {
             4
         };
-        let ours = &moves[base..base + 4];
+        let ours = &self.moves[base..base + 4];
         let total = count(ours);
         if total == 0 {
-            if count(&moves[4 - base..8 - base]) == 0 {
-                return pos;
+            if count(&self.moves[4 - base..8 - base]) == 0 {
+                return None;
             }
-            pos.play(Move::PASS);
-            on_move(Move::PASS);
-            continue;
+            self.pos.play(Move::PASS);
+            return Some(Move::PASS);
         }
         // Which piece owns the r-th move: compare r with the running totals
         // (no data-dependent branch to mispredict).
@@ -61,15 +86,15 @@ pub fn random_game_with(
         let i = usize::from(r >= c0) + usize::from(r >= c01) + usize::from(r >= c012);
         let r = r - [0, c0, c01, c012][i];
         let piece = base + i;
-        let to = Square::new_masked(select_bit(moves[piece], r));
-        let m = Move::new(squares[piece], to);
-        pos.play(m);
-        on_move(m);
+        let to = Square::new_masked(select_bit(self.moves[piece], r));
+        let m = Move::new(self.squares[piece], to);
+        self.pos.play(m);
         for k in 0..8 {
-            moves[k] &= !shadow(squares[k], to).0;
+            self.moves[k] &= !shadow(self.squares[k], to).0;
         }
-        squares[piece] = to;
-        moves[piece] = queen_moves(to, pos.blockers()).0;
+        self.squares[piece] = to;
+        self.moves[piece] = queen_moves(to, self.pos.blockers()).0;
+        Some(m)
     }
 }
 
@@ -114,6 +139,9 @@ impl RandomGamesStats {
 pub fn random_games(games: u64, seed: u64, threads: usize) -> RandomGamesStats {
     const CHUNK: u64 = 4096;
     let next = AtomicU64::new(0);
+    // Each worker steps LANES games in turn: their dependency chains are
+    // independent, so the CPU overlaps one game's lookups with another's.
+    const LANES: usize = 4;
     let worker = || {
         let mut stats = RandomGamesStats::default();
         loop {
@@ -121,9 +149,19 @@ pub fn random_games(games: u64, seed: u64, threads: usize) -> RandomGamesStats {
             if start >= games {
                 return stats;
             }
-            for i in start..(start + CHUNK).min(games) {
-                let mut rng = Rng::for_game(seed, i);
-                stats.add(&random_game(Position::START, &mut rng));
+            let mut indices = start..(start + CHUNK).min(games);
+            let mut lane = |i: u64| (Playout::new(Position::START), Rng::for_game(seed, i));
+            let mut lanes: [Option<(Playout, Rng)>; LANES] =
+                core::array::from_fn(|_| indices.next().map(&mut lane));
+            while lanes.iter().any(Option::is_some) {
+                for slot in lanes.iter_mut() {
+                    if let Some((game, rng)) = slot {
+                        if game.step(rng).is_none() {
+                            stats.add(game.position());
+                            *slot = indices.next().map(&mut lane);
+                        }
+                    }
+                }
             }
         }
     };
