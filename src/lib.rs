@@ -23,8 +23,10 @@
 #![deny(missing_docs)]
 
 pub mod attacks;
+pub mod games;
 pub mod moves;
 pub mod perft;
+pub mod players;
 pub mod playout;
 pub mod position;
 pub mod record;

@@ -1,0 +1,199 @@
+//! The `yolah` command: play, watch, analyse and measure games of Yolah.
+
+mod compete;
+mod measure;
+mod play;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::process::ExitCode;
+use yolah::record::GameRecord;
+use yolah::Position;
+
+#[derive(Parser)]
+#[command(name = "yolah", version, about = "The Yolah board game engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaves of the game tree DEPTH plies deep (a finished game is
+    /// one leaf; a side with no move passes).
+    Perft {
+        /// Plies to search.
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]
+        depth: u32,
+        #[command(flatten)]
+        start: StartArgs,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// List the leaves below each root move.
+        #[arg(long)]
+        divide: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play uniformly random games from the start and count the results.
+    RandomGames {
+        /// Number of games.
+        #[arg(long, default_value_t = 1_000_000)]
+        games: u64,
+        /// Seed: the same seed and games give the same counts on any number of threads.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play in the terminal against a computer player, or watch two play.
+    Play {
+        /// Black: a player spec such as alphabeta:time=1s, or human.
+        #[arg(long, default_value = "human")]
+        black: String,
+        /// White: a player spec, or human.
+        #[arg(long, default_value = "alphabeta:time=1s")]
+        white: String,
+        /// Write the game as a JSON record (readable by `yolah replay`).
+        #[arg(long)]
+        save: Option<String>,
+        #[command(flatten)]
+        start: StartArgs,
+    },
+    /// Play games between two players with alternating colours and report
+    /// the result and Elo difference (A's point of view).
+    Match {
+        /// Player A, such as mcts:time=100ms.
+        spec_a: String,
+        /// Player B.
+        spec_b: String,
+        /// Number of games (pairs share a random opening).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        games: u64,
+        /// Seed of the openings and of the players.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search a position with a player and show what it finds.
+    Analyse {
+        #[command(flatten)]
+        start: StartArgs,
+        /// The player, such as alphabeta:depth=8.
+        #[arg(long, default_value = "alphabeta:time=1s")]
+        player: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a game move by move and show how it ended. FILE is a JSON record
+    /// ({"moves": [...]}) or a text list of moves like `d5:b7 e5:c7`.
+    Replay {
+        /// The game file.
+        file: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Where a command starts: the usual start, a position, or moves from the start.
+#[derive(Args)]
+struct StartArgs {
+    /// Moves played from the start, like "d5:b7 e5:c7".
+    #[arg(long, conflicts_with = "position")]
+    moves: Option<String>,
+    /// A position in text form, like "w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0".
+    #[arg(long)]
+    position: Option<String>,
+}
+
+impl StartArgs {
+    fn position(&self) -> Result<Position> {
+        if let Some(text) = &self.position {
+            return Ok(text.parse()?);
+        }
+        match &self.moves {
+            None => Ok(Position::START),
+            Some(moves) => {
+                let record = GameRecord::parse(moves)?;
+                Ok(record.replay().context("--moves")?)
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(out) => match std::io::stdout().lock().write_all(out.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            // A reader that stopped early (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("yolah: error: cannot write the output: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("yolah: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a command and returns what it prints.
+fn run(command: Command) -> Result<String> {
+    match command {
+        Command::Perft {
+            depth,
+            start,
+            threads,
+            divide,
+            json,
+        } => measure::perft_command(&start.position()?, depth, threads.into(), divide, json),
+        Command::RandomGames {
+            games,
+            seed,
+            threads,
+            json,
+        } => Ok(measure::random_games_command(
+            games,
+            seed,
+            threads.into(),
+            json,
+        )),
+        Command::Replay { file, json } => measure::replay_command(&file, json),
+        Command::Play {
+            black,
+            white,
+            save,
+            start,
+        } => play::play_command(&black, &white, save.as_deref(), &start.position()?),
+        Command::Match {
+            spec_a,
+            spec_b,
+            games,
+            seed,
+            threads,
+            json,
+        } => compete::match_command(&spec_a, &spec_b, games, seed, threads.into(), json),
+        Command::Analyse {
+            start,
+            player,
+            json,
+        } => compete::analyse_command(&start.position()?, &player, json),
+    }
+}

@@ -1,0 +1,264 @@
+//! Games between players, matches, and the Elo arithmetic to read them.
+
+use crate::players::{from_spec, with_seed, Player, SpecError};
+use crate::rng::splitmix64;
+use crate::{Color, Move, Position, Rng};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Plays a game from `start` to its end; `on_move` sees each position and
+/// the move played in it. Returns the final position and the moves.
+pub fn play_game(
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    start: Position,
+    mut on_move: impl FnMut(&Position, Move),
+) -> (Position, Vec<Move>) {
+    let mut pos = start;
+    let mut moves = Vec::new();
+    while !pos.is_game_over() {
+        let player: &mut dyn Player = match pos.side_to_move() {
+            Color::Black => black,
+            Color::White => white,
+        };
+        let m = player.choose_move(&pos);
+        if let Err(e) = pos.check_move(m) {
+            panic!(
+                "player {:?} chose an illegal move {m} in {pos:?}: {e}",
+                player.spec()
+            );
+        }
+        on_move(&pos, m);
+        pos.play(m);
+        moves.push(m);
+    }
+    (pos, moves)
+}
+
+/// The opening of pair `pair` of a match seeded `seed`: `plies` uniformly
+/// random moves from the start (fewer if the game would end).
+pub fn random_opening(seed: u64, pair: u64, plies: u32) -> Vec<Move> {
+    let mut rng = Rng::for_game(seed ^ 0x6f70_656e_696e_6773, pair);
+    let mut pos = Position::START;
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let m = pos.random_move(&mut rng);
+        let mut next = pos;
+        next.play(m);
+        if next.is_game_over() {
+            break;
+        }
+        pos = next;
+        moves.push(m);
+    }
+    moves
+}
+
+/// One game of a match, from player A's point of view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchGame {
+    /// Index of the game in the match.
+    pub index: u64,
+    /// Whether A had Black.
+    pub a_is_black: bool,
+    /// The opening moves, then the players' moves.
+    pub moves: Vec<Move>,
+    /// The opening's length in plies.
+    pub opening_plies: usize,
+    /// A's points: 1 win, 0.5 draw, 0 loss.
+    pub a_points: f64,
+    /// Final scores (black, white).
+    pub scores: (u8, u8),
+}
+
+/// Plays game `index` of a match: pairs of games share an opening, and A has
+/// Black in even games. Each player gets its own seed from the match seed
+/// and the game index, so the game is the same on any thread.
+pub fn play_match_game(
+    spec_a: &str,
+    spec_b: &str,
+    seed: u64,
+    index: u64,
+) -> Result<MatchGame, SpecError> {
+    let opening = random_opening(seed, index / 2, 4);
+    let a_is_black = index % 2 == 0;
+    let game_seed = splitmix64(seed ^ splitmix64(index));
+    let mut a = from_spec(&with_seed(spec_a, game_seed))?;
+    let mut b = from_spec(&with_seed(spec_b, splitmix64(game_seed)))?;
+    let mut start = Position::START;
+    for &m in &opening {
+        start.play(m);
+    }
+    let (black, white): (&mut dyn Player, &mut dyn Player) = if a_is_black {
+        (a.as_mut(), b.as_mut())
+    } else {
+        (b.as_mut(), a.as_mut())
+    };
+    let (end, played) = play_game(black, white, start, |_, _| {});
+    let a_color = if a_is_black {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let a_points = match end.winner() {
+        Some(c) if c == a_color => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    };
+    let mut moves = opening.clone();
+    moves.extend(played);
+    Ok(MatchGame {
+        index,
+        a_is_black,
+        moves,
+        opening_plies: opening.len(),
+        a_points,
+        scores: (end.score(Color::Black), end.score(Color::White)),
+    })
+}
+
+/// Plays games `0..games` over `threads` workers; results in game order.
+/// `progress` is called after each game with the number finished.
+pub fn run_match(
+    spec_a: &str,
+    spec_b: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<MatchGame>, SpecError> {
+    // Check both specs once, up front, for a clear error.
+    from_spec(spec_a)?;
+    from_spec(spec_b)?;
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<MatchGame>>> = Mutex::new(vec![None; games as usize]);
+    let error: Mutex<Option<SpecError>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as u64;
+                if i >= games {
+                    return;
+                }
+                match play_match_game(spec_a, spec_b, seed, i) {
+                    Ok(g) => results.lock().expect("no poisoned lock")[i as usize] = Some(g),
+                    Err(e) => {
+                        *error.lock().expect("no poisoned lock") = Some(e);
+                        return;
+                    }
+                }
+                progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1);
+            });
+        }
+    });
+    if let Some(e) = error.into_inner().expect("workers have finished") {
+        return Err(e);
+    }
+    Ok(results
+        .into_inner()
+        .expect("workers have finished")
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// Win/draw/loss totals and the Elo difference they imply.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchSummary {
+    /// Games played.
+    pub games: u64,
+    /// Games A won.
+    pub a_wins: u64,
+    /// Games B won.
+    pub b_wins: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// A's points (wins + half the draws).
+    pub a_points: f64,
+    /// A's Elo advantage over B.
+    pub elo_diff: f64,
+    /// Half width of the 95% confidence interval of `elo_diff`.
+    pub elo_ci95: f64,
+}
+
+/// The Elo difference that makes `score` (0..1) the expected score.
+///
+/// ```
+/// let d = yolah::games::elo_from_score(0.75);
+/// assert!((d - 190.85).abs() < 0.01);
+/// ```
+pub fn elo_from_score(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+impl MatchSummary {
+    /// Summarises A's points per game (each 0, 0.5 or 1).
+    pub fn from_points(points: &[f64]) -> MatchSummary {
+        let n = points.len() as u64;
+        let count = |v: f64| points.iter().filter(|&&p| p == v).count() as u64;
+        let total: f64 = points.iter().sum();
+        let (elo_diff, elo_ci95) = if n == 0 {
+            (0.0, f64::INFINITY)
+        } else {
+            let nf = n as f64;
+            let mean = total / nf;
+            // Keep the score inside (0, 1) so that a clean sweep still gives
+            // a finite (large) number.
+            let clamp = |p: f64| p.clamp(0.5 / nf, 1.0 - 0.5 / nf);
+            let mut var = points.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / nf;
+            if var == 0.0 {
+                // Every game ended the same way: no spread to measure, so take
+                // a coin's with the clamped score rather than claim certainty.
+                var = clamp(mean) * (1.0 - clamp(mean));
+            }
+            let se = (var / nf).sqrt();
+            let lo = elo_from_score(clamp(mean - 1.96 * se));
+            let hi = elo_from_score(clamp(mean + 1.96 * se));
+            (elo_from_score(clamp(mean)), (hi - lo) / 2.0)
+        };
+        MatchSummary {
+            games: n,
+            a_wins: count(1.0),
+            b_wins: count(0.0),
+            draws: count(0.5),
+            a_points: total,
+            elo_diff,
+            elo_ci95,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_worked_examples() {
+        assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
+        assert!(elo_from_score(0.5).abs() < 1e-9);
+        assert!((elo_from_score(0.25) + 190.85).abs() < 0.01);
+        let s = MatchSummary::from_points(&[1.0, 1.0, 1.0, 0.0]);
+        assert_eq!((s.a_wins, s.b_wins, s.draws, s.a_points), (3, 1, 0, 3.0));
+        assert!((s.elo_diff - 190.85).abs() < 0.01);
+        assert!(s.elo_ci95 > 100.0);
+        let sweep = MatchSummary::from_points(&[1.0; 10]);
+        assert!(sweep.elo_diff.is_finite() && sweep.elo_diff > 400.0);
+    }
+
+    #[test]
+    fn matches_are_deterministic_and_alternate_colours() {
+        let a = "mcts:iterations=200";
+        let b = "random";
+        let one = run_match(a, b, 6, 3, 1, &|_| {}).unwrap();
+        let two = run_match(a, b, 6, 3, 2, &|_| {}).unwrap();
+        assert_eq!(one, two);
+        assert_eq!(one.len(), 6);
+        assert!(one[0].a_is_black && !one[1].a_is_black);
+        assert_eq!(
+            one[0].moves[..one[0].opening_plies],
+            one[1].moves[..one[1].opening_plies]
+        );
+        assert!(run_match("nope", b, 2, 0, 1, &|_| {}).is_err());
+    }
+}

@@ -1,0 +1,109 @@
+//! Flat Monte Carlo: random playouts after each legal move, best mean wins.
+
+use super::{Analysis, Budget, Clock, Player, Spec, SpecError};
+use crate::playout::Playout;
+use crate::{Color, Move, Position, Rng};
+
+/// The result of a finished game for `color`: 1 win, ½ draw, 0 loss.
+pub(crate) fn reward(end: &Position, color: Color) -> f64 {
+    let own = end.score(color);
+    let theirs = end.score(color.opponent());
+    match own.cmp(&theirs) {
+        std::cmp::Ordering::Greater => 1.0,
+        std::cmp::Ordering::Equal => 0.5,
+        std::cmp::Ordering::Less => 0.0,
+    }
+}
+
+/// Plays `pos` out with random moves and returns the reward for `color`.
+#[inline]
+pub(crate) fn playout(pos: &Position, color: Color, rng: &mut Rng) -> f64 {
+    let mut game = Playout::new(*pos);
+    while game.step(rng).is_some() {}
+    reward(game.position(), color)
+}
+
+/// Flat Monte Carlo player.
+pub struct MonteCarlo {
+    spec: String,
+    budget: Budget,
+    rng: Rng,
+}
+
+impl MonteCarlo {
+    /// A player running `budget` playouts (spread over the moves) or time.
+    pub fn new(budget: Budget, seed: u64) -> MonteCarlo {
+        MonteCarlo {
+            spec: "mc".into(),
+            budget,
+            rng: Rng::new(seed),
+        }
+    }
+
+    pub(crate) fn from_spec(spec: &Spec) -> Result<MonteCarlo, SpecError> {
+        spec.allow(&["playouts", "time", "seed"])?;
+        let budget = spec.budget("playouts", Budget::Count(20_000))?;
+        let mut player = MonteCarlo::new(budget, spec.seed()?);
+        player.spec = spec.text.to_string();
+        Ok(player)
+    }
+}
+
+impl Player for MonteCarlo {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn analyse(&mut self, pos: &Position) -> Analysis {
+        let clock = Clock::start(self.budget);
+        let me = pos.side_to_move();
+        let moves = pos.legal_moves();
+        let children: Vec<(Move, Position)> = moves
+            .iter()
+            .map(|&m| {
+                let mut child = *pos;
+                child.play(m);
+                (m, child)
+            })
+            .collect();
+        let mut totals = vec![0.0f64; children.len()];
+        let mut runs = 0u64;
+        let mut rounds = 0u64;
+        // Round robin over the moves, so every move has as many playouts
+        // whenever the budget stops the search.
+        if children.len() > 1 {
+            'search: loop {
+                for (total, (_, child)) in totals.iter_mut().zip(&children) {
+                    if let Budget::Count(n) = self.budget {
+                        if runs >= n {
+                            break 'search;
+                        }
+                    } else if runs % 64 == 0 && clock.expired() && rounds > 0 {
+                        break 'search;
+                    }
+                    *total += playout(child, me, &mut self.rng);
+                    runs += 1;
+                }
+                rounds += 1;
+            }
+        }
+        let (best, mean) = totals
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let n = rounds + u64::from((i as u64) < runs % children.len() as u64);
+                (i, t / n.max(1) as f64)
+            })
+            .fold((0, f64::MIN), |acc, x| if x.1 > acc.1 { x } else { acc });
+        let best_move = children[best].0;
+        Analysis {
+            best_move,
+            score: if children.len() > 1 { mean } else { 0.5 },
+            depth: None,
+            iterations: Some(runs),
+            nodes: runs,
+            seconds: clock.seconds(),
+            pv: vec![best_move],
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! `yolah play` driven through stdin, as a person types.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn play(args: &[&str], input: &str) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .arg("play")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yolah starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_prompt_survives_garbage() {
+    let input = "\n   \nhello\nd5\nd5:z9\nz9:d5\nb2:b3\nh1:h2\na1:a1\nd5:d5\n\u{0}\u{7f}ÿ\n:\n::::\nd5:b7:c8\nhelp\nmoves\nd5:b7\nundo\nundo\nd5:b7\nquit\n";
+    let (ok, out, err) = play(&["--black", "human", "--white", "random:seed=1"], input);
+    assert!(ok, "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.contains("is not a move"), "{out}");
+    assert!(out.contains("\"z9\" is not a square"));
+    assert!(out.contains("illegal: b2 does not hold a black piece (it is empty)"));
+    assert!(out.contains("illegal: h1 does not hold a black piece (it is a white piece)"));
+    assert!(out.contains("may not pass"));
+    assert!(out.contains("moves"));
+    assert!(out.contains("a1:b1 a1:c1"), "the move list");
+    assert!(out.contains("white (random:seed=1) plays"));
+    assert!(
+        out.contains("nothing to undo"),
+        "the second undo has nothing left"
+    );
+    assert!(out.contains("   a b c d e f g h"));
+}
+
+#[test]
+fn end_of_input_stops_cleanly_and_saves() {
+    let dir = std::env::temp_dir().join(format!("yolah-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("game.json");
+    let file = file.to_str().unwrap();
+    let (ok, out, err) = play(&["--white", "random", "--save", file], "d5:b7\n");
+    assert!(ok, "{err}");
+    assert!(out.contains("end of input"));
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    assert_eq!(record["moves"][0], "d5:b7");
+    assert_eq!(record["result"], "*");
+    let replay = Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(["replay", file])
+        .output()
+        .unwrap();
+    assert!(replay.status.success());
+}
+
+#[test]
+fn two_computers_play_a_whole_game() {
+    let dir = std::env::temp_dir().join(format!("yolah-watch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("watch.json");
+    let file = file.to_str().unwrap();
+    let (ok, out, err) = play(
+        &[
+            "--black",
+            "mcts:iterations=300",
+            "--white",
+            "alphabeta:depth=2",
+            "--save",
+            file,
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("game over:"), "{out}");
+    let replay = Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(["replay", file, "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(v["game_over"], true);
+}
+
+#[test]
+fn hint_suggests_a_legal_move() {
+    let (ok, out, err) = play(&["--white", "random"], "hint\nquit\n");
+    assert!(ok, "{err}");
+    let hint = out.split("hint: ").nth(1).expect("a hint line");
+    let m = hint.split_whitespace().next().unwrap();
+    assert!(
+        yolah::Position::START
+            .legal_moves()
+            .contains(m.parse().unwrap()),
+        "{hint}"
+    );
+}
+
+#[test]
+fn bad_players_are_refused() {
+    let (ok, _, err) = play(&["--white", "alphabeta:depth=x"], "");
+    assert!(!ok);
+    assert!(err.contains("depth=x is not a whole number"), "{err}");
+}
