@@ -76,7 +76,7 @@ impl Problem {
         let mut epoch = vec![0u64; 1 << bits];
         let mut value = vec![0u64; 1 << bits];
         let mut tries = 0u64;
-        while max_tries.map_or(true, |max| tries < max) {
+        while max_tries.is_none_or(|max| tries < max) {
             tries += 1;
             let magic = rng.next_u64() & rng.next_u64() & rng.next_u64();
             // A magic must spread the mask's bits into the top byte.
