@@ -81,7 +81,7 @@ pub fn play_match_game(
     index: u64,
 ) -> Result<MatchGame, SpecError> {
     let opening = random_opening(seed, index / 2, 4);
-    let a_is_black = index % 2 == 0;
+    let a_is_black = index.is_multiple_of(2);
     let game_seed = splitmix64(seed ^ splitmix64(index));
     let mut a = from_spec(&with_seed(spec_a, game_seed))?;
     let mut b = from_spec(&with_seed(spec_b, splitmix64(game_seed)))?;

@@ -78,7 +78,7 @@ impl Player for MonteCarlo {
                         if runs >= n {
                             break 'search;
                         }
-                    } else if runs % 64 == 0 && clock.expired() && rounds > 0 {
+                    } else if runs.is_multiple_of(64) && clock.expired() && rounds > 0 {
                         break 'search;
                     }
                     *total += playout(child, me, &mut self.rng);

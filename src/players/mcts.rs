@@ -229,7 +229,7 @@ impl Player for Mcts {
         loop {
             let done = match self.budget {
                 Budget::Count(n) => iterations >= n,
-                Budget::Time(_) => iterations % 64 == 0 && clock.expired(),
+                Budget::Time(_) => iterations.is_multiple_of(64) && clock.expired(),
             };
             if done || (single && iterations > 0) {
                 break;
