@@ -48,7 +48,7 @@ impl NaiveGame {
     }
 
     pub fn side(&self) -> Color {
-        if self.ply % 2 == 0 {
+        if self.ply.is_multiple_of(2) {
             Color::Black
         } else {
             Color::White
