@@ -112,5 +112,40 @@ fn whole_games(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, magic_lookup, move_generation, whole_games);
+fn players(c: &mut Criterion) {
+    use yolah::players::eval::{evaluate, Weights};
+    use yolah::players::from_spec;
+    let positions = sample_positions(1024);
+    let mut g = c.benchmark_group("players");
+    g.throughput(Throughput::Elements(positions.len() as u64));
+    g.bench_function("evaluate", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| evaluate(black_box(p), &Weights::HAND, 0))
+                .sum::<i32>()
+        })
+    });
+    // One MCTS iteration (select, expand, playout, back up), measured over
+    // 2000 of them from the start with a fresh tree each time.
+    g.throughput(Throughput::Elements(2000));
+    g.bench_function("mcts_iteration", |b| {
+        b.iter_batched(
+            || from_spec("mcts:iterations=2000,nodes=262144").unwrap(),
+            |mut p| p.analyse(&Position::START),
+            BatchSize::LargeInput,
+        )
+    });
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("alphabeta_depth_5_start", |b| {
+        b.iter_batched(
+            || from_spec("alphabeta:depth=5").unwrap(),
+            |mut p| p.analyse(&Position::START),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, magic_lookup, move_generation, whole_games, players);
 criterion_main!(benches);

@@ -127,40 +127,88 @@ pub fn run_match(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<MatchGame>, SpecError> {
+    run_match_until(spec_a, spec_b, games, seed, threads, progress, &|_| false)
+}
+
+/// [`run_match`] that may stop early: `stop` sees A's points of the first
+/// `n` games for n = 1, 2, … in order, and the match ends at the first `n`
+/// where it answers true. Games are handed out in order, and only the
+/// finished prefix is judged, so the result does not depend on `threads`.
+pub fn run_match_until(
+    spec_a: &str,
+    spec_b: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &(dyn Fn(&[f64]) -> bool + Sync),
+) -> Result<Vec<MatchGame>, SpecError> {
     // Check both specs once, up front, for a clear error.
     from_spec(spec_a)?;
     from_spec(spec_b)?;
+    struct State {
+        results: Vec<Option<MatchGame>>,
+        points: Vec<f64>,
+        decided: Option<usize>,
+        error: Option<SpecError>,
+    }
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<MatchGame>>> = Mutex::new(vec![None; games as usize]);
-    let error: Mutex<Option<SpecError>> = Mutex::new(None);
+    let state = Mutex::new(State {
+        results: vec![None; games as usize],
+        points: Vec::new(),
+        decided: None,
+        error: None,
+    });
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
+                {
+                    let st = state.lock().expect("no poisoned lock");
+                    if st.decided.is_some() || st.error.is_some() {
+                        return;
+                    }
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed) as u64;
                 if i >= games {
                     return;
                 }
-                match play_match_game(spec_a, spec_b, seed, i) {
-                    Ok(g) => results.lock().expect("no poisoned lock")[i as usize] = Some(g),
+                let game = play_match_game(spec_a, spec_b, seed, i);
+                let mut st = state.lock().expect("no poisoned lock");
+                match game {
+                    Ok(g) => st.results[i as usize] = Some(g),
                     Err(e) => {
-                        *error.lock().expect("no poisoned lock") = Some(e);
+                        st.error = Some(e);
                         return;
                     }
                 }
+                // Judge every newly finished prefix, shortest first.
+                while st.decided.is_none() {
+                    let n = st.points.len();
+                    let Some(p) = st
+                        .results
+                        .get(n)
+                        .and_then(|g| g.as_ref())
+                        .map(|g| g.a_points)
+                    else {
+                        break;
+                    };
+                    st.points.push(p);
+                    if stop(&st.points) {
+                        st.decided = Some(n + 1);
+                    }
+                }
+                drop(st);
                 progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1);
             });
         }
     });
-    if let Some(e) = error.into_inner().expect("workers have finished") {
+    let st = state.into_inner().expect("workers have finished");
+    if let Some(e) = st.error {
         return Err(e);
     }
-    Ok(results
-        .into_inner()
-        .expect("workers have finished")
-        .into_iter()
-        .flatten()
-        .collect())
+    let keep = st.decided.unwrap_or(games as usize);
+    Ok(st.results.into_iter().take(keep).flatten().collect())
 }
 
 /// Win/draw/loss totals and the Elo difference they imply.
@@ -260,5 +308,9 @@ mod tests {
             one[1].moves[..one[1].opening_plies]
         );
         assert!(run_match("nope", b, 2, 0, 1, &|_| {}).is_err());
+        // Stopping early keeps exactly the judged prefix, on any thread count.
+        let stop = |p: &[f64]| p.len() == 3;
+        let early = run_match_until(a, b, 6, 3, 2, &|_| {}, &stop).unwrap();
+        assert_eq!(early, one[..3]);
     }
 }

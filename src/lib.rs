@@ -29,9 +29,12 @@ pub mod perft;
 pub mod players;
 pub mod playout;
 pub mod position;
+pub mod ratings;
 pub mod record;
 pub mod rng;
 mod text;
+pub mod tournament;
+pub mod tune;
 
 pub use magicgen::{Bitboard, Direction, Square};
 pub use moves::{Move, MoveList, ParseMoveError, MAX_MOVES};

@@ -134,7 +134,7 @@ impl AlphaBeta {
             _ => return Err(spec.error("give one of depth=, nodes= or time=")),
         };
         let weights = match spec.text("weights") {
-            Some(path) => Weights::load(path).map_err(|e| spec.error(e))?,
+            Some(name) => Weights::named_or_load(name).map_err(|e| spec.error(e))?,
             None => Weights::default(),
         };
         let mut player = AlphaBeta::new(limit, weights, spec.seed()?);

@@ -49,13 +49,36 @@ impl Weights {
         frozen: 30.0,
     };
 
+    /// The weights in a fixed order: score, mobility, territory, frozen.
+    pub const fn to_array(self) -> [f32; 4] {
+        [self.score, self.mobility, self.territory, self.frozen]
+    }
+
+    /// The inverse of [`Weights::to_array`].
+    pub const fn from_array(a: [f32; 4]) -> Weights {
+        Weights {
+            score: a[0],
+            mobility: a[1],
+            territory: a[2],
+            frozen: a[3],
+        }
+    }
+
+    /// Weights by name (`hand` or `tuned`) or from a JSON file.
+    pub fn named_or_load(name_or_path: &str) -> Result<Weights, String> {
+        match name_or_path {
+            "hand" => Ok(Weights::HAND),
+            "tuned" => Ok(TUNED),
+            path => Weights::load(path),
+        }
+    }
+
     /// Reads weights from a JSON file such as
     /// `{"score": 100, "mobility": 3, "territory": 40, "frozen": 30}`.
     pub fn load(path: &str) -> Result<Weights, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
         let w: Weights = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-        let all = [w.score, w.mobility, w.territory, w.frozen];
-        if all.iter().any(|x| !x.is_finite() || x.abs() > 1e5) {
+        if w.to_array().iter().any(|x| !x.is_finite() || x.abs() > 1e5) {
             return Err(format!(
                 "{path}: weights must be finite numbers below 100000"
             ));
@@ -64,9 +87,12 @@ impl Weights {
     }
 }
 
+include!(concat!(env!("OUT_DIR"), "/tuned_weights.rs"));
+
 impl Default for Weights {
+    /// The tuned weights, [`TUNED`].
     fn default() -> Weights {
-        Weights::HAND
+        TUNED
     }
 }
 

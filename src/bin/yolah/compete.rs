@@ -1,11 +1,11 @@
 //! Commands that pit players against positions and each other: analyse, match.
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use serde_json::json;
-use std::io::IsTerminal;
 use std::time::Instant;
-use yolah::games::{run_match, MatchSummary};
+use yolah::games::{run_match_until, MatchSummary};
 use yolah::players::from_spec;
+use yolah::ratings::{Sprt, SprtState};
 use yolah::Position;
 
 pub fn analyse_command(pos: &Position, spec: &str, json: bool) -> Result<String> {
@@ -53,48 +53,79 @@ pub fn match_command(
     games: u64,
     seed: u64,
     threads: usize,
+    sprt: Option<&str>,
     json: bool,
 ) -> Result<String> {
     let start = Instant::now();
-    let show = std::io::stderr().is_terminal();
-    let progress = |done: u64| {
-        if show {
-            let rate = done as f64 / start.elapsed().as_secs_f64().max(1e-9);
-            let eta = (games - done) as f64 / rate.max(1e-9);
-            eprint!("\r{done}/{games} games, {rate:.1} games/s, eta {eta:.0} s   ");
-            if done == games {
-                eprintln!();
-            }
-        }
-    };
-    let results = run_match(spec_a, spec_b, games, seed, threads, &progress)?;
+    let sprt = sprt
+        .map(Sprt::parse)
+        .transpose()
+        .map_err(|e| anyhow!("--sprt: {e}"))?;
+    let bar = crate::rank::progress_bar(games, "games");
+    let progress = |done: u64| bar.set_position(done);
+    let stop = |points: &[f64]| sprt.is_some_and(|t| t.state(points) != SprtState::Continue);
+    let results = run_match_until(spec_a, spec_b, games, seed, threads, &progress, &stop)?;
+    bar.finish_and_clear();
     let points: Vec<f64> = results.iter().map(|g| g.a_points).collect();
     let s = MatchSummary::from_points(&points);
     let seconds = start.elapsed().as_secs_f64();
+    let sprt_report = sprt.map(|t| {
+        let (lower, upper) = t.bounds();
+        let verdict = match t.state(&points) {
+            SprtState::AcceptH1 => "H1",
+            SprtState::AcceptH0 => "H0",
+            SprtState::Continue => "inconclusive",
+        };
+        (t.llr(&points), lower, upper, verdict)
+    });
     if json {
-        return Ok(format!(
-            "{}\n",
-            json!({
-                "games": s.games,
-                "a_wins": s.a_wins,
-                "b_wins": s.b_wins,
-                "draws": s.draws,
-                "a_points": s.a_points,
-                "elo_diff": s.elo_diff,
-                "elo_ci95": s.elo_ci95,
-                "seconds": seconds,
-            })
-        ));
+        let mut obj = json!({
+            "games": s.games,
+            "a_wins": s.a_wins,
+            "b_wins": s.b_wins,
+            "draws": s.draws,
+            "a_points": s.a_points,
+            "elo_diff": s.elo_diff,
+            "elo_ci95": s.elo_ci95,
+            "seconds": seconds,
+        });
+        if let Some((llr, lower, upper, verdict)) = sprt_report {
+            obj["sprt"] = json!({"llr": llr, "lower": lower, "upper": upper, "result": verdict});
+        }
+        return Ok(format!("{obj}\n"));
     }
+    let sprt_line = match sprt_report {
+        Some((llr, lower, upper, verdict)) => {
+            let meaning = match verdict {
+                "H1" => "accept H1 (A is stronger by elo1 or more)",
+                "H0" => "accept H0 (A is not stronger by more than elo0)",
+                _ => "no decision within --games",
+            };
+            format!("SPRT: LLR {llr:.2} in [{lower:.2}, {upper:.2}]: {meaning}\n")
+        }
+        None => String::new(),
+    };
+    let by_colour = |black: bool| {
+        let pts: Vec<f64> = results
+            .iter()
+            .filter(|g| g.a_is_black == black)
+            .map(|g| g.a_points)
+            .collect();
+        let c = MatchSummary::from_points(&pts);
+        format!("+{} ={} -{}", c.a_wins, c.draws, c.b_wins)
+    };
     Ok(format!(
         "{spec_a} vs {spec_b}: {} games, +{} ={} -{}, {:.1} points ({:.1}%)\n\
-         Elo difference {:+.0} ± {:.0} (95%), {seconds:.1} s\n",
+         A as black {}, A as white {}\n\
+         Elo difference {:+.0} ± {:.0} (95%), {seconds:.1} s\n{sprt_line}",
         s.games,
         s.a_wins,
         s.draws,
         s.b_wins,
         s.a_points,
         100.0 * s.a_points / s.games as f64,
+        by_colour(true),
+        by_colour(false),
         s.elo_diff,
         s.elo_ci95
     ))

@@ -3,6 +3,7 @@
 mod compete;
 mod measure;
 mod play;
+mod rank;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -83,9 +84,65 @@ enum Command {
         /// Games played at once.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: u16,
+        /// Stop as soon as a sequential probability ratio test decides, as in
+        /// elo0=0,elo1=10 (alpha and beta 0.05 unless given); --games is then
+        /// the most games to play.
+        #[arg(long)]
+        sprt: Option<String>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
+    },
+    /// Round-robin tournament with Elo ratings, kept in a resumable JSONL file.
+    Tournament {
+        /// Player specs (two or more).
+        #[arg(long, num_args = 2.., required = true)]
+        players: Vec<String>,
+        /// Games each pair plays (colours alternate; pairs share an opening).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        games_per_pair: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// The JSONL file of finished games; running again resumes it.
+        #[arg(long)]
+        out: String,
+        /// Seed of openings and players.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The player whose rating is 0 (default: the first).
+        #[arg(long)]
+        anchor: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Tune the alpha-beta weights with a genetic algorithm.
+    Tune {
+        /// Individuals per generation.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+        population: u64,
+        /// Generations.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        generations: u32,
+        /// Games per individual per generation, against the hand-set weights.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        games_per_eval: u64,
+        /// Search depth in fitness games.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+        depth: u32,
+        /// Seed of the whole run.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// Where the best weights go (JSON); the checkpoint is FILE.checkpoint.
+        #[arg(long)]
+        out: String,
+        /// Continue from FILE.checkpoint.
+        #[arg(long)]
+        resume: bool,
     },
     /// Search a position with a player and show what it finds.
     Analyse {
@@ -188,8 +245,55 @@ fn run(command: Command) -> Result<String> {
             games,
             seed,
             threads,
+            sprt,
             json,
-        } => compete::match_command(&spec_a, &spec_b, games, seed, threads.into(), json),
+        } => compete::match_command(
+            &spec_a,
+            &spec_b,
+            games,
+            seed,
+            threads.into(),
+            sprt.as_deref(),
+            json,
+        ),
+        Command::Tournament {
+            players,
+            games_per_pair,
+            threads,
+            out,
+            seed,
+            anchor,
+            json,
+        } => rank::tournament_command(
+            &players,
+            games_per_pair,
+            threads.into(),
+            &out,
+            seed,
+            anchor.as_deref(),
+            json,
+        ),
+        Command::Tune {
+            population,
+            generations,
+            games_per_eval,
+            depth,
+            seed,
+            threads,
+            out,
+            resume,
+        } => rank::tune_command(
+            &yolah::tune::TuneSettings {
+                population: population as usize,
+                generations,
+                games_per_eval,
+                seed,
+                depth,
+            },
+            threads.into(),
+            &out,
+            resume,
+        ),
         Command::Analyse {
             start,
             player,
