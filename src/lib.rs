@@ -32,6 +32,7 @@ pub mod position;
 pub mod ratings;
 pub mod record;
 pub mod rng;
+pub mod server;
 mod text;
 pub mod tournament;
 pub mod tune;

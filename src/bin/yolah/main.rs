@@ -144,6 +144,19 @@ enum Command {
         #[arg(long)]
         resume: bool,
     },
+    /// Serve the web page and WebSocket games (people and computers).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        addr: std::net::IpAddr,
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Computer players the page offers (default: a list from random to
+        /// alphabeta:time=2s).
+        #[arg(long, num_args = 1..)]
+        players: Vec<String>,
+    },
     /// Search a position with a player and show what it finds.
     Analyse {
         #[command(flatten)]
@@ -294,10 +307,42 @@ fn run(command: Command) -> Result<String> {
             &out,
             resume,
         ),
+        Command::Serve {
+            addr,
+            port,
+            players,
+        } => serve_command(addr, port, players),
         Command::Analyse {
             start,
             player,
             json,
         } => compete::analyse_command(&start.position()?, &player, json),
     }
+}
+
+fn serve_command(addr: std::net::IpAddr, port: u16, players: Vec<String>) -> Result<String> {
+    let players = if players.is_empty() {
+        yolah::server::DEFAULT_PLAYERS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        players
+    };
+    for p in &players {
+        yolah::players::from_spec(p)?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind((addr, port))
+            .await
+            .with_context(|| format!("cannot listen on {addr}:{port}"))?;
+        let local = listener.local_addr()?;
+        eprintln!("yolah: serving http://{local}/ (Ctrl-C to stop)");
+        yolah::server::serve(listener, players).await?;
+        Ok(String::new())
+    })
 }
