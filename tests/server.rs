@@ -282,3 +282,20 @@ async fn two_hundred_concurrent_games() {
         p99.as_secs_f64() * 1e3
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn floods_are_rate_limited() {
+    let addr = start().await;
+    let mut ws = client(&addr).await;
+    for _ in 0..100 {
+        send(&mut ws, json!({"type": "history"})).await;
+    }
+    let mut limited = 0;
+    for _ in 0..100 {
+        let m = next(&mut ws).await;
+        if m["message"] == "too many messages: slow down" {
+            limited += 1;
+        }
+    }
+    assert!(limited >= 50, "{limited} of 100 refused for speed");
+}
