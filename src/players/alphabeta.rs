@@ -83,11 +83,34 @@ fn terminal(pos: &Position, ply: u32) -> i32 {
     }
 }
 
-/// The alpha-beta player.
-pub struct AlphaBeta {
+/// What alpha-beta evaluates with: the static value of a position, and any
+/// state carried down the tree with it (a network's accumulators, say).
+pub trait Evaluator: Send {
+    /// Carried from a position to its children.
+    type State: Clone;
+    /// The state of the search's root.
+    fn root_state(&self, pos: &Position) -> Self::State;
+    /// The state after `m` is played in `pos` (whose state is `state`).
+    fn child_state(&self, state: &Self::State, pos: &Position, m: Move) -> Self::State;
+    /// The value of `pos` for its side to move, `ply` plies below the root.
+    fn evaluate(&self, pos: &Position, state: &Self::State, ply: u32) -> i32;
+}
+
+/// The linear heuristic carries nothing down the tree.
+impl Evaluator for Weights {
+    type State = ();
+    fn root_state(&self, _: &Position) {}
+    fn child_state(&self, _: &(), _: &Position, _: Move) {}
+    fn evaluate(&self, pos: &Position, _: &(), ply: u32) -> i32 {
+        evaluate(pos, self, ply)
+    }
+}
+
+/// The alpha-beta player, generic over its evaluation.
+pub struct AlphaBeta<E: Evaluator = Weights> {
     spec: String,
     limit: Limit,
-    weights: Weights,
+    evaluator: E,
     rng: Rng,
     table: Vec<Entry>,
     killers: [[Move; 2]; MAX_PLY],
@@ -97,23 +120,11 @@ pub struct AlphaBeta {
     aborted: bool,
 }
 
-impl AlphaBeta {
-    /// A player with the given limit and weights.
+impl AlphaBeta<Weights> {
+    /// A player with the given limit and heuristic weights.
     pub fn new(limit: Limit, weights: Weights, seed: u64) -> AlphaBeta {
-        AlphaBeta {
-            spec: "alphabeta".into(),
-            limit,
-            weights,
-            rng: Rng::new(seed),
-            table: vec![EMPTY; TT_ENTRIES],
-            killers: [[Move::PASS; 2]; MAX_PLY],
-            history: vec![0; 64 * 64],
-            nodes: 0,
-            clock: Clock::start(super::Budget::Count(0)),
-            aborted: false,
-        }
+        AlphaBeta::with_evaluator(limit, weights, seed)
     }
-
     pub(crate) fn from_spec(spec: &Spec) -> Result<AlphaBeta, SpecError> {
         spec.allow(&["depth", "nodes", "time", "weights", "seed"])?;
         let depth = spec.number("depth")?;
@@ -141,6 +152,29 @@ impl AlphaBeta {
         player.spec = spec.text.to_string();
         Ok(player)
     }
+}
+
+impl<E: Evaluator> AlphaBeta<E> {
+    /// A player with the given limit and evaluation.
+    pub fn with_evaluator(limit: Limit, evaluator: E, seed: u64) -> AlphaBeta<E> {
+        AlphaBeta {
+            spec: "alphabeta".into(),
+            limit,
+            evaluator,
+            rng: Rng::new(seed),
+            table: vec![EMPTY; TT_ENTRIES],
+            killers: [[Move::PASS; 2]; MAX_PLY],
+            history: vec![0; 64 * 64],
+            nodes: 0,
+            clock: Clock::start(super::Budget::Count(0)),
+            aborted: false,
+        }
+    }
+
+    /// Names the player (the spec it was built from).
+    pub fn set_spec(&mut self, spec: &str) {
+        self.spec = spec.to_string();
+    }
 
     fn out_of_budget(&self) -> bool {
         match self.limit {
@@ -150,9 +184,11 @@ impl AlphaBeta {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn search(
         &mut self,
         pos: &Position,
+        state: &E::State,
         key: u64,
         depth: u32,
         mut alpha: i32,
@@ -170,7 +206,7 @@ impl AlphaBeta {
             return terminal(pos, ply);
         }
         if depth == 0 || ply as usize >= MAX_PLY - 1 {
-            return evaluate(pos, &self.weights, ply);
+            return self.evaluator.evaluate(pos, state, ply);
         }
         let slot = key as usize & (TT_ENTRIES - 1);
         let entry = self.table[slot];
@@ -218,14 +254,24 @@ impl AlphaBeta {
             let mut child = *pos;
             child.play(m);
             let child_key = key_after(key, pos, m);
+            let child_state = self.evaluator.child_state(state, pos, m);
+            let cs = &child_state;
             let score = if i == 0 {
-                -self.search(&child, child_key, depth - 1, -beta, -alpha, ply + 1)
+                -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, ply + 1)
             } else {
                 // Principal variation search: prove the move worse with a
                 // null window, search again only if it is not.
-                let s = -self.search(&child, child_key, depth - 1, -alpha - 1, -alpha, ply + 1);
+                let s = -self.search(
+                    &child,
+                    cs,
+                    child_key,
+                    depth - 1,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                );
                 if s > alpha && s < beta {
-                    -self.search(&child, child_key, depth - 1, -beta, -alpha, ply + 1)
+                    -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, ply + 1)
                 } else {
                     s
                 }
@@ -282,9 +328,59 @@ impl AlphaBeta {
         }
         pv
     }
+
+    /// One iteration at the root; `None` when the budget ran out before the
+    /// first move was searched completely.
+    fn search_root(
+        &mut self,
+        pos: &Position,
+        root_state: &E::State,
+        root_key: u64,
+        moves: &[Move],
+        depth: u32,
+    ) -> Option<(Move, i32)> {
+        let mut alpha = -INF;
+        let mut best: Option<(Move, i32)> = None;
+        for &m in moves {
+            let mut child = *pos;
+            child.play(m);
+            let child_key = key_after(root_key, pos, m);
+            let cs = &self.evaluator.child_state(root_state, pos, m);
+            let score = if best.is_none() {
+                -self.search(&child, cs, child_key, depth - 1, -INF, INF, 1)
+            } else {
+                let s = -self.search(&child, cs, child_key, depth - 1, -alpha - 1, -alpha, 1);
+                if s > alpha && !self.aborted {
+                    -self.search(&child, cs, child_key, depth - 1, -INF, -alpha, 1)
+                } else {
+                    s
+                }
+            };
+            if self.aborted {
+                // A partial iteration counts only if it has already found a
+                // better move than the previous iteration's best.
+                return best.filter(|b| b.0 != moves[0]);
+            }
+            if best.is_none_or(|b| score > b.1) {
+                best = Some((m, score));
+                alpha = score;
+            }
+        }
+        if let Some((m, score)) = best {
+            let slot = root_key as usize & (TT_ENTRIES - 1);
+            self.table[slot] = Entry {
+                key: root_key,
+                mv: m,
+                score: to_table(score, 0),
+                depth: depth.min(255) as u8,
+                bound: Bound::Exact,
+            };
+        }
+        best
+    }
 }
 
-impl Player for AlphaBeta {
+impl<E: Evaluator> Player for AlphaBeta<E> {
     fn spec(&self) -> &str {
         &self.spec
     }
@@ -319,11 +415,12 @@ impl Player for AlphaBeta {
         for i in (1..list.len()).rev() {
             list.swap(i, self.rng.below(i as u32 + 1) as usize);
         }
-        let mut best = (list[0], evaluate(pos, &self.weights, 0));
+        let root_state = self.evaluator.root_state(pos);
+        let mut best = (list[0], self.evaluator.evaluate(pos, &root_state, 0));
         let mut completed = 0;
         if list.len() > 1 || matches!(self.limit, Limit::Depth(_)) {
             for depth in 1..=max_depth.max(1) {
-                let iteration = self.search_root(pos, root_key, list, depth);
+                let iteration = self.search_root(pos, &root_state, root_key, list, depth);
                 match iteration {
                     Some(result) => {
                         best = result;
@@ -355,55 +452,5 @@ impl Player for AlphaBeta {
             seconds: self.clock.seconds(),
             pv,
         }
-    }
-}
-
-impl AlphaBeta {
-    /// One iteration at the root; `None` when the budget ran out before the
-    /// first move was searched completely.
-    fn search_root(
-        &mut self,
-        pos: &Position,
-        root_key: u64,
-        moves: &[Move],
-        depth: u32,
-    ) -> Option<(Move, i32)> {
-        let mut alpha = -INF;
-        let mut best: Option<(Move, i32)> = None;
-        for &m in moves {
-            let mut child = *pos;
-            child.play(m);
-            let child_key = key_after(root_key, pos, m);
-            let score = if best.is_none() {
-                -self.search(&child, child_key, depth - 1, -INF, INF, 1)
-            } else {
-                let s = -self.search(&child, child_key, depth - 1, -alpha - 1, -alpha, 1);
-                if s > alpha && !self.aborted {
-                    -self.search(&child, child_key, depth - 1, -INF, -alpha, 1)
-                } else {
-                    s
-                }
-            };
-            if self.aborted {
-                // A partial iteration counts only if it has already found a
-                // better move than the previous iteration's best.
-                return best.filter(|b| b.0 != moves[0]);
-            }
-            if best.is_none_or(|b| score > b.1) {
-                best = Some((m, score));
-                alpha = score;
-            }
-        }
-        if let Some((m, score)) = best {
-            let slot = root_key as usize & (TT_ENTRIES - 1);
-            self.table[slot] = Entry {
-                key: root_key,
-                mv: m,
-                score: to_table(score, 0),
-                depth: depth.min(255) as u8,
-                bound: Bound::Exact,
-            };
-        }
-        best
     }
 }
