@@ -147,5 +147,53 @@ fn players(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, magic_lookup, move_generation, whole_games, players);
+fn network(c: &mut Criterion) {
+    use yolah::nn::QuantNet;
+    use yolah::players::alphabeta::Evaluator;
+    let net = QuantNet::default_net();
+    let positions = sample_positions(1024);
+    let states: Vec<_> = positions.iter().map(|p| net.accumulators(p)).collect();
+    let moves: Vec<_> = positions.iter().map(|p| p.legal_moves()[0]).collect();
+    let mut g = c.benchmark_group("network");
+    g.throughput(Throughput::Elements(positions.len() as u64));
+    // Full: accumulators from scratch, then the rest of the network.
+    g.bench_function("evaluate_full", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| net.evaluate(black_box(p), &net.accumulators(p), 0))
+                .sum::<i32>()
+        })
+    });
+    // Incremental: the accumulators are kept; only the rest is computed.
+    g.bench_function("evaluate_incremental", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .zip(&states)
+                .map(|(p, s)| net.evaluate(black_box(p), s, 0))
+                .sum::<i32>()
+        })
+    });
+    g.bench_function("accumulator_update", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .zip(&states)
+                .zip(&moves)
+                .map(|((p, s), &m)| net.update(s, black_box(p), m)[0][0])
+                .sum::<i32>()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    magic_lookup,
+    move_generation,
+    whole_games,
+    players,
+    network
+);
 criterion_main!(benches);

@@ -25,6 +25,7 @@
 pub mod attacks;
 pub mod games;
 pub mod moves;
+pub mod nn;
 pub mod perft;
 pub mod players;
 pub mod playout;

@@ -127,23 +127,7 @@ impl AlphaBeta<Weights> {
     }
     pub(crate) fn from_spec(spec: &Spec) -> Result<AlphaBeta, SpecError> {
         spec.allow(&["depth", "nodes", "time", "weights", "seed"])?;
-        let depth = spec.number("depth")?;
-        let nodes = spec.number("nodes")?;
-        let time = spec.text("time");
-        let limit = match (depth, nodes, time) {
-            (None, None, None) => Limit::Depth(7),
-            (Some(d), None, None) if (1..=MAX_PLY as u64).contains(&d) => Limit::Depth(d as u32),
-            (Some(d), None, None) => {
-                return Err(spec.error(format!("depth={d} must be from 1 to {MAX_PLY}")))
-            }
-            (None, Some(n), None) if n > 0 => Limit::Nodes(n),
-            (None, None, Some(_)) => match spec.budget("nodes", super::Budget::Count(1))? {
-                super::Budget::Time(t) => Limit::Time(t),
-                super::Budget::Count(_) => unreachable!("time= gives a time budget"),
-            },
-            (None, Some(_), None) => return Err(spec.error("nodes=0 leaves nothing to search")),
-            _ => return Err(spec.error("give one of depth=, nodes= or time=")),
-        };
+        let limit = parse_limit(spec)?;
         let weights = match spec.text("weights") {
             Some(name) => Weights::named_or_load(name).map_err(|e| spec.error(e))?,
             None => Weights::default(),
@@ -152,6 +136,28 @@ impl AlphaBeta<Weights> {
         player.spec = spec.text.to_string();
         Ok(player)
     }
+}
+
+/// The search limit of a spec: `depth=`, `nodes=` or `time=` (depth 7 when
+/// none is given).
+pub(crate) fn parse_limit(spec: &Spec) -> Result<Limit, SpecError> {
+    let depth = spec.number("depth")?;
+    let nodes = spec.number("nodes")?;
+    let time = spec.text("time");
+    Ok(match (depth, nodes, time) {
+        (None, None, None) => Limit::Depth(7),
+        (Some(d), None, None) if (1..=MAX_PLY as u64).contains(&d) => Limit::Depth(d as u32),
+        (Some(d), None, None) => {
+            return Err(spec.error(format!("depth={d} must be from 1 to {MAX_PLY}")))
+        }
+        (None, Some(n), None) if n > 0 => Limit::Nodes(n),
+        (None, None, Some(_)) => match spec.budget("nodes", super::Budget::Count(1))? {
+            super::Budget::Time(t) => Limit::Time(t),
+            super::Budget::Count(_) => unreachable!("time= gives a time budget"),
+        },
+        (None, Some(_), None) => return Err(spec.error("nodes=0 leaves nothing to search")),
+        _ => return Err(spec.error("give one of depth=, nodes= or time=")),
+    })
 }
 
 impl<E: Evaluator> AlphaBeta<E> {

@@ -7,6 +7,7 @@
 //! | `mc`        | flat Monte Carlo, best mean playout     | `playouts=`, `time=`            |
 //! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`    |
 //! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `weights=` |
+//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `net=`     |
 //!
 //! Every player takes `seed=`; with a count budget (playouts, iterations,
 //! depth, nodes) the same seed plays the same game. Times are written `100ms`,
@@ -150,7 +151,7 @@ impl<'a> Spec<'a> {
         })
     }
 
-    fn error(&self, message: impl fmt::Display) -> SpecError {
+    pub(crate) fn error(&self, message: impl fmt::Display) -> SpecError {
         SpecError(format!("{:?}: {message}", self.text))
     }
 
@@ -233,7 +234,23 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
 }
 
 /// The player names `from_spec` knows.
-pub const PLAYER_NAMES: [&str; 4] = ["random", "mc", "mcts", "alphabeta"];
+pub const PLAYER_NAMES: [&str; 5] = ["random", "mc", "mcts", "alphabeta", "nn"];
+
+/// `nn`: alpha-beta with the network evaluation (`net=FILE` for another
+/// network than the shipped one).
+fn nn_from_spec(spec: &Spec) -> Result<alphabeta::AlphaBeta<crate::nn::QuantNet>, SpecError> {
+    spec.allow(&["depth", "nodes", "time", "net", "seed"])?;
+    let limit = alphabeta::parse_limit(spec)?;
+    let net = match spec.text("net") {
+        Some(path) => {
+            crate::nn::QuantNet::new(&crate::nn::FloatNet::load(path).map_err(|e| spec.error(e))?)
+        }
+        None => crate::nn::QuantNet::default_net(),
+    };
+    let mut player = alphabeta::AlphaBeta::with_evaluator(limit, net, spec.seed()?);
+    player.set_spec(spec.text);
+    Ok(player)
+}
 
 /// Builds a player from its spec, such as `mcts:time=100ms,c=1.2,seed=3`.
 pub fn from_spec(text: &str) -> Result<Box<dyn Player>, SpecError> {
@@ -243,6 +260,7 @@ pub fn from_spec(text: &str) -> Result<Box<dyn Player>, SpecError> {
         "mc" => Box::new(mc::MonteCarlo::from_spec(&spec)?),
         "mcts" => Box::new(mcts::Mcts::from_spec(&spec)?),
         "alphabeta" => Box::new(alphabeta::AlphaBeta::from_spec(&spec)?),
+        "nn" => Box::new(nn_from_spec(&spec)?),
         other => {
             return Err(spec.error(format!(
                 "unknown player {other:?} (players: {})",

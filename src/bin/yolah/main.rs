@@ -1,6 +1,7 @@
 //! The `yolah` command: play, watch, analyse and measure games of Yolah.
 
 mod compete;
+mod learn;
 mod measure;
 mod play;
 mod rank;
@@ -143,6 +144,43 @@ enum Command {
         /// Continue from FILE.checkpoint.
         #[arg(long)]
         resume: bool,
+    },
+    /// Play games with a player against itself and write its positions,
+    /// search scores and results for training.
+    Selfplay {
+        /// The player, such as alphabeta:depth=4.
+        #[arg(long)]
+        player: String,
+        /// Games to play.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        games: u64,
+        /// Seed of the openings and players.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// The training file to write (format in src/nn/data.rs).
+        #[arg(long)]
+        out: String,
+    },
+    /// Train the evaluation network on self-play positions.
+    Train {
+        /// Training files from `yolah selfplay`.
+        #[arg(long, num_args = 1.., required = true)]
+        data: Vec<String>,
+        /// Where the network goes (net.bin format).
+        #[arg(long)]
+        out: String,
+        /// Passes over the data.
+        #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+        epochs: u64,
+        /// Seed of initialisation and shuffling.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Weight of the game result in the target; the rest is the search score.
+        #[arg(long, default_value_t = 0.5)]
+        lambda: f32,
     },
     /// Serve the web page and WebSocket games (people and computers).
     Serve {
@@ -312,6 +350,20 @@ fn run(command: Command) -> Result<String> {
             port,
             players,
         } => serve_command(addr, port, players),
+        Command::Selfplay {
+            player,
+            games,
+            seed,
+            threads,
+            out,
+        } => learn::selfplay_command(&player, games, seed, threads.into(), &out),
+        Command::Train {
+            data,
+            out,
+            epochs,
+            seed,
+            lambda,
+        } => learn::train_command(&data, &out, epochs as usize, seed, lambda),
         Command::Analyse {
             start,
             player,

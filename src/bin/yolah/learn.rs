@@ -1,0 +1,61 @@
+//! Commands for the neural network: selfplay, train.
+
+use anyhow::{anyhow, bail, Context, Result};
+use yolah::nn::data::{self, Sample};
+use yolah::nn::train::{train, TrainConfig};
+
+pub fn selfplay_command(
+    spec: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    out: &str,
+) -> Result<String> {
+    let bar = crate::rank::progress_bar(games, "games");
+    let samples = data::selfplay(spec, games, seed, threads, &|done| bar.set_position(done))?;
+    bar.finish_and_clear();
+    data::write(out, &samples).map_err(|e| anyhow!(e))?;
+    Ok(format!(
+        "{} positions from {games} games of {spec} written to {out}\n",
+        samples.len()
+    ))
+}
+
+pub fn train_command(
+    files: &[String],
+    out: &str,
+    epochs: usize,
+    seed: u64,
+    lambda: f32,
+) -> Result<String> {
+    if !(0.0..=1.0).contains(&lambda) {
+        bail!("--lambda {lambda} must lie between 0 and 1");
+    }
+    let mut samples: Vec<Sample> = Vec::new();
+    for f in files {
+        samples.extend(data::read(f).map_err(|e| anyhow!(e))?);
+    }
+    if samples.is_empty() {
+        bail!("no positions in {files:?}");
+    }
+    eprintln!("training on {} positions", samples.len());
+    let config = TrainConfig {
+        epochs,
+        seed,
+        lambda,
+        ..TrainConfig::default()
+    };
+    let start = std::time::Instant::now();
+    let net = train(&samples, &config, &mut |r| {
+        println!(
+            "epoch {:>3}: train loss {:.5}, validation loss {:.5} ({:.0} s)",
+            r.epoch,
+            r.train_loss,
+            r.validation_loss,
+            start.elapsed().as_secs_f64()
+        )
+    })
+    .map_err(|e| anyhow!(e))?;
+    std::fs::write(out, net.to_bytes()).with_context(|| format!("cannot write {out}"))?;
+    Ok(format!("network written to {out}\n"))
+}
