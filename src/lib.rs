@@ -26,6 +26,7 @@ pub mod attacks;
 pub mod games;
 pub mod moves;
 pub mod nn;
+pub mod parallel;
 pub mod perft;
 pub mod players;
 pub mod playout;

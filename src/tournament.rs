@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// What a tournament is: its players and settings, as the header records.
@@ -230,40 +229,21 @@ pub fn run(
         .filter(|&(_, p, g)| !done.contains(&(p, g)))
         .collect();
     let total = (pairs(settings.players.len()).len() as u64) * settings.games_per_pair;
-    let finished = AtomicUsize::new(store.games.len());
-    let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let new_games = Mutex::new(Vec::new());
-    let error = Mutex::new(None);
-    progress(finished.load(Ordering::Relaxed) as u64, total);
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| {
-                while !failed.load(Ordering::Relaxed) {
-                    let Some(&(k, pair, game)) = todo.get(next.fetch_add(1, Ordering::Relaxed))
-                    else {
-                        return;
-                    };
-                    let outcome = play(settings, k, pair, game).and_then(|line| {
-                        store.append(&line)?;
-                        new_games.lock().expect("no panics while held").push(line);
-                        Ok(())
-                    });
-                    if let Err(e) = outcome {
-                        failed.store(true, Ordering::Relaxed);
-                        *error.lock().expect("no panics while held") = Some(e);
-                        return;
-                    }
-                    progress(finished.fetch_add(1, Ordering::Relaxed) as u64 + 1, total);
-                }
-            });
-        }
-    });
-    if let Some(e) = error.into_inner().expect("workers finished") {
-        return Err(e);
-    }
+    let already = store.games.len() as u64;
+    progress(already, total);
+    let new_games = crate::parallel::map_indexed(
+        todo.len(),
+        threads,
+        |t| {
+            let (k, pair, game) = todo[t];
+            let line = play(settings, k, pair, game)?;
+            store.append(&line)?;
+            Ok::<_, String>(line)
+        },
+        &|done| progress(already + done, total),
+    )?;
     let mut all = store.games.clone();
-    all.extend(new_games.into_inner().expect("workers finished"));
+    all.extend(new_games);
     all.sort_by_key(|g| (g.pair, g.game));
     Ok(all)
 }

@@ -16,8 +16,6 @@ use crate::players::Player;
 use crate::rng::splitmix64;
 use crate::{Color, Position, Rng};
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// What a tuning run is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -193,30 +191,24 @@ pub fn evaluate_population(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Vec<f64> {
-    let n = settings.games_per_eval;
-    let tasks = population.len() * n as usize;
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let points = Mutex::new(vec![0.0; population.len()]);
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| loop {
-                let t = next.fetch_add(1, Ordering::Relaxed);
-                if t >= tasks {
-                    return;
-                }
-                let (i, k) = (t / n as usize, t as u64 % n);
-                let p = fitness_game(settings, generation, &population[i], k);
-                points.lock().expect("no panics while held")[i] += p;
-                progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1);
-            });
-        }
-    });
+    let n = settings.games_per_eval as usize;
+    let points = crate::parallel::map_indexed(
+        population.len() * n,
+        threads,
+        |t| {
+            Ok::<_, ()>(fitness_game(
+                settings,
+                generation,
+                &population[t / n],
+                (t % n) as u64,
+            ))
+        },
+        progress,
+    )
+    .expect("fitness games cannot fail");
     points
-        .into_inner()
-        .expect("workers finished")
-        .into_iter()
-        .map(|p| p / n as f64)
+        .chunks(n)
+        .map(|games| games.iter().sum::<f64>() / n as f64)
         .collect()
 }
 

@@ -18,8 +18,6 @@ use crate::games::random_opening;
 use crate::players::{from_spec, with_seed, SpecError};
 use crate::rng::splitmix64;
 use crate::{Bitboard, Color, Position};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 const MAGIC: &[u8; 8] = b"YOLAHPOS";
 /// Bytes per record.
@@ -159,40 +157,13 @@ pub fn selfplay(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Sample>, SpecError> {
     from_spec(spec)?;
-    let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let results: Mutex<Vec<Option<Vec<Sample>>>> = Mutex::new(vec![None; games as usize]);
-    let error = Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= games {
-                    return;
-                }
-                match selfplay_game(spec, seed, i) {
-                    Ok(samples) => {
-                        results.lock().expect("no panics while held")[i as usize] = Some(samples)
-                    }
-                    Err(e) => {
-                        *error.lock().expect("no panics while held") = Some(e);
-                        return;
-                    }
-                }
-                progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-            });
-        }
-    });
-    if let Some(e) = error.into_inner().expect("workers finished") {
-        return Err(e);
-    }
-    Ok(results
-        .into_inner()
-        .expect("workers finished")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .collect())
+    let games = crate::parallel::map_indexed(
+        games as usize,
+        threads,
+        |i| selfplay_game(spec, seed, i as u64),
+        progress,
+    )?;
+    Ok(games.into_iter().flatten().collect())
 }
 
 #[cfg(test)]
