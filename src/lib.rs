@@ -35,6 +35,7 @@ pub mod ratings;
 pub mod record;
 pub mod rng;
 pub mod server;
+pub mod symmetry;
 mod text;
 pub mod tournament;
 pub mod tune;
@@ -43,6 +44,7 @@ pub use magicgen::{Bitboard, Direction, Square};
 pub use moves::{Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use position::{Color, IllegalMove, Outcome, Position};
 pub use rng::Rng;
+pub use symmetry::Symmetry;
 pub use text::ParsePositionError;
 
 /// The README's Rust examples, run as doctests.

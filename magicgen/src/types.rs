@@ -280,6 +280,43 @@ impl Bitboard {
         Bitboard(sides | (row << 8) | (row >> 8))
     }
 
+    /// The set mirrored top to bottom: rank 1 ↔ rank 8 (a1 ↔ a8).
+    #[inline(always)]
+    pub const fn flip_vertical(self) -> Bitboard {
+        Bitboard(self.0.swap_bytes())
+    }
+
+    /// The set mirrored left to right: file a ↔ file h (a1 ↔ h1).
+    #[inline(always)]
+    pub const fn flip_horizontal(self) -> Bitboard {
+        // Swap neighbouring files, then pairs of files, then halves.
+        const K1: u64 = 0x5555_5555_5555_5555;
+        const K2: u64 = 0x3333_3333_3333_3333;
+        const K4: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+        let mut b = self.0;
+        b = ((b >> 1) & K1) | ((b & K1) << 1);
+        b = ((b >> 2) & K2) | ((b & K2) << 2);
+        b = ((b >> 4) & K4) | ((b & K4) << 4);
+        Bitboard(b)
+    }
+
+    /// The set mirrored in the a1-h8 diagonal: file ↔ rank (b1 ↔ a2).
+    #[inline(always)]
+    pub const fn flip_diagonal(self) -> Bitboard {
+        // Three delta swaps: 4x4 blocks, 2x2 blocks, single squares.
+        const K1: u64 = 0x5500_5500_5500_5500;
+        const K2: u64 = 0x3333_0000_3333_0000;
+        const K4: u64 = 0x0f0f_0f0f_0000_0000;
+        let mut b = self.0;
+        let mut t = K4 & (b ^ (b << 28));
+        b ^= t ^ (t >> 28);
+        t = K2 & (b ^ (b << 14));
+        b ^= t ^ (t >> 14);
+        t = K1 & (b ^ (b << 7));
+        b ^= t ^ (t >> 7);
+        Bitboard(b)
+    }
+
     /// Iterates over the squares of the set from a1 to h8.
     #[inline(always)]
     pub const fn iter(self) -> Squares {
@@ -402,6 +439,26 @@ mod tests {
                 assert_eq!(sq.bitboard().shift(dir), expected, "{sq} {dir:?}");
             }
         }
+    }
+
+    #[test]
+    fn flips_move_every_square_where_they_should() {
+        for sq in Square::all() {
+            let (f, r) = (sq.file(), sq.rank());
+            let at = |file, rank| Square::from_coords(file, rank).unwrap().bitboard();
+            let b = sq.bitboard();
+            assert_eq!(b.flip_vertical(), at(f, 7 - r), "{sq}");
+            assert_eq!(b.flip_horizontal(), at(7 - f, r), "{sq}");
+            assert_eq!(b.flip_diagonal(), at(r, f), "{sq}");
+        }
+        // Flips act square by square, so on sets too.
+        let set = Bitboard(0x0123_4567_89ab_cdef);
+        let by_squares: Bitboard = set
+            .iter()
+            .map(|s| s.bitboard().flip_diagonal())
+            .fold(Bitboard::EMPTY, |a, b| a | b);
+        assert_eq!(set.flip_diagonal(), by_squares);
+        assert_eq!(set.flip_horizontal().flip_horizontal(), set);
     }
 
     #[test]
