@@ -5,13 +5,27 @@
 //! as 1, ½, 0 for the side to move. The loss is the mean squared error of
 //! `sigmoid(logit)`. Weights start from our own seeded generator and batches
 //! are shuffled by it, so a seed gives the same network.
+//!
+//! Every time a training position is used it is shown in one of its eight
+//! symmetric images, picked at random (the game and the heuristic scalars
+//! do not change under them), so the network learns from eight times the
+//! positions. After every step the weights are clipped to what the integer
+//! network can hold, and the learning rate falls along a cosine over the
+//! epochs to a tenth of its start.
 
 use super::data::Sample;
+use super::float::MAX_WEIGHT;
 use super::{active_features, scalars, FloatNet, HIDDEN1, HIDDEN2, INPUTS, SCALARS};
 use crate::players::eval::features;
-use crate::Rng;
-use candle_core::{DType, Device, Tensor, Var, D};
+use crate::{Rng, Symmetry};
+use candle_core::{Device, Tensor, Var, D};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+
+/// First-layer weights and biases stay within these, so that no position
+/// can take an accumulator beyond 64 (a square holds one feature at most:
+/// 64 × 0.95 + 3 < 64 at 16 bits over a scale of 512).
+const W1_LIMIT: f32 = 0.95;
+const B1_LIMIT: f32 = 3.0;
 
 /// How to train.
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +42,8 @@ pub struct TrainConfig {
     pub batch: usize,
     /// Share of positions held out for validation.
     pub validation: f32,
+    /// Show each training position in a random one of its eight images.
+    pub symmetries: bool,
 }
 
 impl Default for TrainConfig {
@@ -39,6 +55,7 @@ impl Default for TrainConfig {
             learning_rate: 2e-3,
             batch: 512,
             validation: 0.1,
+            symmetries: true,
         }
     }
 }
@@ -60,14 +77,16 @@ struct Encoded {
     y: Vec<f32>,
 }
 
-fn encode(samples: &[&Sample], lambda: f32) -> Encoded {
+/// Inputs and targets of `samples`, each in the image `symmetry(n)`.
+fn encode(samples: &[&Sample], lambda: f32, symmetry: impl Fn(usize) -> Symmetry) -> Encoded {
     let mut e = Encoded {
         x: vec![0.0; samples.len() * INPUTS],
         s: Vec::with_capacity(samples.len() * SCALARS),
         y: Vec::with_capacity(samples.len()),
     };
     for (n, sample) in samples.iter().enumerate() {
-        for i in active_features(&sample.pos, sample.pos.side_to_move()) {
+        let pos = sample.pos.transformed(symmetry(n));
+        for i in active_features(&pos, pos.side_to_move()) {
             e.x[n * INPUTS + i] = 1.0;
         }
         e.s.extend(scalars(&features(&sample.pos)));
@@ -134,6 +153,22 @@ impl Model {
             .broadcast_add(self.b3.as_tensor())
     }
 
+    /// Keeps the weights within what the integer network holds.
+    fn clip(&self) -> candle_core::Result<()> {
+        let limits = [
+            (&self.w1, W1_LIMIT),
+            (&self.b1, B1_LIMIT),
+            (&self.w2, MAX_WEIGHT),
+            (&self.b2, MAX_WEIGHT),
+            (&self.w3, MAX_WEIGHT),
+            (&self.b3, MAX_WEIGHT),
+        ];
+        for (v, limit) in limits {
+            v.set(&v.as_tensor().clamp(-limit, limit)?)?;
+        }
+        Ok(())
+    }
+
     fn loss(&self, x: &Tensor, s: &Tensor, y: &Tensor) -> candle_core::Result<Tensor> {
         let predicted = candle_nn::ops::sigmoid(&self.forward(x, s)?)?;
         candle_nn::loss::mse(&predicted.squeeze(1)?, y)
@@ -184,6 +219,7 @@ pub fn train(
     let val = encode(
         &val_idx.iter().map(|&i| &samples[i]).collect::<Vec<_>>(),
         config.lambda,
+        |_| Symmetry::IDENTITY,
     );
     let (vx, vs, vy) = tensors(&val).map_err(err)?;
     let mut train_idx = train_idx.to_vec();
@@ -195,19 +231,31 @@ pub fn train(
     };
     let mut opt = AdamW::new(model.vars(), params).map_err(err)?;
     for epoch in 1..=config.epochs {
+        let progress = (epoch - 1) as f64 / config.epochs as f64;
+        let cosine = 0.5 * (1.0 + (std::f64::consts::PI * progress).cos());
+        opt.set_learning_rate(config.learning_rate * (0.1 + 0.9 * cosine));
         for i in (1..train_idx.len()).rev() {
             train_idx.swap(i, rng.below(i as u32 + 1) as usize);
         }
         let mut total = 0.0f32;
         let mut batches = 0;
         for chunk in train_idx.chunks(config.batch) {
+            let images: Vec<Symmetry> = chunk
+                .iter()
+                .map(|_| match config.symmetries {
+                    true => Symmetry::from_index(rng.below(8) as usize),
+                    false => Symmetry::IDENTITY,
+                })
+                .collect();
             let batch = encode(
                 &chunk.iter().map(|&i| &samples[i]).collect::<Vec<_>>(),
                 config.lambda,
+                |n| images[n],
             );
             let (x, s, y) = tensors(&batch).map_err(err)?;
             let loss = model.loss(&x, &s, &y).map_err(err)?;
             opt.backward_step(&loss).map_err(err)?;
+            model.clip().map_err(err)?;
             total += loss.to_scalar::<f32>().map_err(err)?;
             batches += 1;
         }
@@ -221,7 +269,6 @@ pub fn train(
             validation_loss,
         });
     }
-    let _ = DType::F32;
     model.export().map_err(err)
 }
 
@@ -244,7 +291,8 @@ mod tests {
         let again = train(&samples, &config, &mut |_| {}).unwrap();
         assert_eq!(net, again, "same seed, same network");
         // The trained float network and its quantised copy agree.
-        let quant = super::super::QuantNet::new(&net);
+        let quant = super::super::QuantNet::new(&net).unwrap();
+        assert!(FloatNet::from_bytes(&net.to_bytes()).is_ok());
         for s in samples.iter().take(200) {
             let f = scalars(&features(&s.pos));
             let side = s.pos.side_to_move();

@@ -243,7 +243,8 @@ fn nn_from_spec(spec: &Spec) -> Result<alphabeta::AlphaBeta<crate::nn::QuantNet>
     let limit = alphabeta::parse_limit(spec)?;
     let net = match spec.text("net") {
         Some(path) => {
-            crate::nn::QuantNet::new(&crate::nn::FloatNet::load(path).map_err(|e| spec.error(e))?)
+            let float = crate::nn::FloatNet::load(path).map_err(|e| spec.error(e))?;
+            crate::nn::QuantNet::new(&float).map_err(|e| spec.error(e))?
         }
         None => crate::nn::QuantNet::default_net(),
     };

@@ -21,13 +21,21 @@ pub fn selfplay_command(
     ))
 }
 
-pub fn train_command(
-    files: &[String],
-    out: &str,
-    epochs: usize,
-    seed: u64,
-    lambda: f32,
-) -> Result<String> {
+/// The `train` command's settings.
+pub struct TrainOptions {
+    pub epochs: usize,
+    pub seed: u64,
+    pub lambda: f32,
+    pub symmetries: bool,
+}
+
+pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Result<String> {
+    let TrainOptions {
+        epochs,
+        seed,
+        lambda,
+        symmetries,
+    } = options;
     if !(0.0..=1.0).contains(&lambda) {
         bail!("--lambda {lambda} must lie between 0 and 1");
     }
@@ -43,6 +51,7 @@ pub fn train_command(
         epochs,
         seed,
         lambda,
+        symmetries,
         ..TrainConfig::default()
     };
     let start = std::time::Instant::now();

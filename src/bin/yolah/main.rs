@@ -179,8 +179,12 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Weight of the game result in the target; the rest is the search score.
-        #[arg(long, default_value_t = 0.5)]
+        #[arg(long, default_value_t = 0.0)]
         lambda: f32,
+        /// Show every position as it is, not in a random one of its eight
+        /// symmetric images.
+        #[arg(long)]
+        no_symmetries: bool,
     },
     /// Serve the web page and WebSocket games (people and computers).
     Serve {
@@ -363,7 +367,17 @@ fn run(command: Command) -> Result<String> {
             epochs,
             seed,
             lambda,
-        } => learn::train_command(&data, &out, epochs as usize, seed, lambda),
+            no_symmetries,
+        } => learn::train_command(
+            &data,
+            &out,
+            learn::TrainOptions {
+                epochs: epochs as usize,
+                seed,
+                lambda,
+                symmetries: !no_symmetries,
+            },
+        ),
         Command::Analyse {
             start,
             player,
