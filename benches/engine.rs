@@ -181,7 +181,7 @@ fn network(c: &mut Criterion) {
                 .iter()
                 .zip(&states)
                 .zip(&moves)
-                .map(|((p, s), &m)| i32::from(net.update(s, black_box(p), m)[0].0[0]))
+                .map(|((p, s), &m)| net.update(s, black_box(p), m)[0].0[0])
                 .sum::<i32>()
         })
     });

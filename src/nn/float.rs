@@ -83,11 +83,6 @@ impl FloatNet {
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
-        if let Some(bad) = all.iter().find(|w| !w.is_finite() || w.abs() > MAX_WEIGHT) {
-            return err(format!(
-                "network weight {bad} is not a finite number within ±{MAX_WEIGHT}"
-            ));
-        }
         let mut parts = SIZES.iter().scan(0, |at, &n| {
             *at += n;
             Some(all[*at - n..*at].to_vec())
@@ -101,9 +96,36 @@ impl FloatNet {
             w3: next(),
             b3: next()[0],
         };
-        // Refuse now what the integer network could not hold.
-        super::QuantNet::new(&net)?;
+        net.check()?;
         Ok(net)
+    }
+
+    /// Checks that every weight is a finite number within ±[`MAX_WEIGHT`],
+    /// as the integer network needs.
+    pub fn check(&self) -> Result<(), NetError> {
+        match self
+            .arrays()
+            .into_iter()
+            .flatten()
+            .find(|w| !w.is_finite() || w.abs() > MAX_WEIGHT)
+        {
+            Some(bad) => Err(NetError(format!(
+                "network weight {bad} is not a finite number within ±{MAX_WEIGHT}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The weight arrays in file order.
+    fn arrays(&self) -> [&[f32]; 6] {
+        [
+            &self.w1,
+            &self.b1,
+            &self.w2,
+            &self.b2,
+            &self.w3,
+            std::slice::from_ref(&self.b3),
+        ]
     }
 
     /// Reads a network file.
@@ -119,15 +141,7 @@ impl FloatNet {
         for d in [INPUTS, HIDDEN1, SCALARS, HIDDEN2] {
             out.extend((d as u32).to_le_bytes());
         }
-        let arrays = [
-            &self.w1[..],
-            &self.b1,
-            &self.w2,
-            &self.b2,
-            &self.w3,
-            &[self.b3],
-        ];
-        for w in arrays.into_iter().flatten() {
+        for w in self.arrays().into_iter().flatten() {
             out.extend(w.to_le_bytes());
         }
         out

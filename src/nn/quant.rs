@@ -1,13 +1,15 @@
 //! The integer network the search runs.
 //!
-//! Scales: the first layer's weights and the activations use `QA` = 512 for
-//! 1.0 (an accumulator is 16-bit, so it holds ±64), the second layer's
-//! weights `Q2` = 256 (its sums are 32-bit, at `QA * Q2`, then rounded back
-//! to `QA`), the output weights `Q3` = 256. With weights within ±32 and
-//! scalar inputs within ±2 no sum can overflow: a second-layer sum is at
-//! most 34 pairs × 2 × 1024 × 8192 ≈ 5.7e8. The first layer is kept as an
-//! accumulator for each point of view and updated by three weight columns
-//! per move.
+//! Scales: the first layer's weights and the accumulators use `QW` = 8192
+//! for 1.0 in 32 bits (so rounding the weights costs nothing measurable and
+//! no position can overflow: 64 squares × 32 × 8192 < 2^31). The clipped
+//! activations are shifted down to `QA` = 512 in 16 bits for the second
+//! layer, whose weights use `Q2` = 256 (its sums are 32-bit, at `QA * Q2`,
+//! then rounded back to `QA`); the output weights use `Q3` = 256. With
+//! weights within ±32 and scalar inputs within ±2 no sum can overflow: a
+//! second-layer sum is at most 35 pairs × 2 × 1024 × 8192 ≈ 5.9e8. The
+//! first layer is kept as an accumulator for each point of view and
+//! updated by three weight columns per move.
 
 use super::float::{FloatNet, NetError};
 use super::kernels::{affine_pairs, PairRow};
@@ -16,7 +18,9 @@ use crate::players::alphabeta::Evaluator;
 use crate::players::eval::{features, BOUND_WIN, DECIDED};
 use crate::{Color, Move, Position};
 
-/// Activation (and first-layer weight) scale: 1.0 is 512.
+/// First-layer weight and accumulator scale: 1.0 is 8192.
+const QW: i32 = 8192;
+/// Activation scale: 1.0 is 512.
 const QA: i32 = 512;
 /// Second-layer weight scale.
 const Q2: i32 = 256;
@@ -29,7 +33,7 @@ pub const CENTIPOINTS_PER_LOGIT: i32 = 400;
 /// aligned for vector loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(32))]
-pub struct Accumulator(pub [i16; HIDDEN1]);
+pub struct Accumulator(pub [i32; HIDDEN1]);
 
 /// The accumulators of both points of view, indexed by [`Color`].
 pub type Accumulators = [Accumulator; 2];
@@ -50,35 +54,16 @@ fn quantise(x: f32, scale: i32) -> i32 {
 }
 
 impl QuantNet {
-    /// Rounds a float network to integers, refusing one whose accumulator
-    /// could leave 16 bits in some position.
+    /// Rounds a float network to integers, refusing weights that are not
+    /// finite numbers within ±32 ([`FloatNet::check`]).
     pub fn new(net: &FloatNet) -> Result<QuantNet, NetError> {
+        net.check()?;
         let w1: Box<[Accumulator; INPUTS]> = Box::new(std::array::from_fn(|i| {
             Accumulator(std::array::from_fn(|j| {
-                quantise(net.w1[i * HIDDEN1 + j], QA) as i16
+                quantise(net.w1[i * HIDDEN1 + j], QW)
             }))
         }));
-        let b1 = Accumulator(std::array::from_fn(|j| quantise(net.b1[j], QA) as i16));
-        // A square holds at most one of our piece, their piece or a hole, so
-        // an accumulator is the bias plus at most one column per square.
-        for j in 0..HIDDEN1 {
-            let reach: i32 = (0..64)
-                .map(|sq| {
-                    (0..3)
-                        .map(|kind| i32::from(w1[kind * 64 + sq].0[j]).abs())
-                        .max()
-                        .unwrap_or(0)
-                })
-                .sum::<i32>()
-                + i32::from(b1.0[j]).abs();
-            if reach > i32::from(i16::MAX) {
-                return Err(NetError(format!(
-                    "first-layer unit {j} can reach {:.1}, more than the 16-bit accumulator holds ({:.1})",
-                    reach as f32 / QA as f32,
-                    f32::from(i16::MAX) / QA as f32
-                )));
-            }
-        }
+        let b1 = Accumulator(std::array::from_fn(|j| quantise(net.b1[j], QW)));
         let w2 = Box::new(std::array::from_fn(|p| {
             PairRow(std::array::from_fn(|k| {
                 let (j, input) = (k / 2, 2 * p + k % 2);
@@ -127,13 +112,8 @@ impl QuantNet {
             let kind = if view == mover { 0 } else { 1 };
             let off = &self.w1[feature(kind, m.from())].0;
             let on = &self.w1[feature(kind, m.to())].0;
-            // Wrapping: a sum may pass through values outside 16 bits, the
-            // result is in range (checked when the network was built).
             for (j, a) in next[view as usize].0.iter_mut().enumerate() {
-                *a = a
-                    .wrapping_add(on[j])
-                    .wrapping_sub(off[j])
-                    .wrapping_add(hole[j]);
+                *a += on[j] - off[j] + hole[j];
             }
         }
         next
@@ -145,7 +125,8 @@ impl QuantNet {
     fn output(&self, acc: &Accumulator, scalars: &[f32; SCALARS]) -> i32 {
         let mut x = [0i16; 2 * L2_PAIRS];
         for (x, &a) in x.iter_mut().zip(&acc.0) {
-            *x = a.clamp(0, QA as i16);
+            // Clipped to [0, 1] and rounded from QW to QA.
+            *x = ((a.clamp(0, QW) + QW / QA / 2) / (QW / QA)) as i16;
         }
         for (x, s) in x[HIDDEN1..].iter_mut().zip(scalars) {
             *x = quantise(s.clamp(-2.0, 2.0), QA) as i16;
@@ -167,7 +148,7 @@ impl QuantNet {
 
 fn add_column(acc: &mut Accumulator, column: &Accumulator) {
     for (a, w) in acc.0.iter_mut().zip(&column.0) {
-        *a = a.wrapping_add(*w);
+        *a += w;
     }
 }
 
@@ -233,14 +214,12 @@ mod tests {
     }
 
     #[test]
-    fn a_net_that_overflows_the_accumulator_is_refused() {
+    fn weights_out_of_range_are_refused() {
         let mut net = FloatNet::from_bytes(DEFAULT_NET).unwrap();
-        for w in net.w1.iter_mut().skip(5).step_by(HIDDEN1) {
-            *w = 3.0;
-        }
+        net.w2[7] = 40.0;
         let e = QuantNet::new(&net).unwrap_err().to_string();
-        assert!(e.contains("unit 5") && e.contains("16-bit"), "{e}");
-        let bytes = net.to_bytes();
-        assert!(FloatNet::from_bytes(&bytes).is_err());
+        assert!(e.contains("within ±32"), "{e}");
+        net.w2[7] = f32::INFINITY;
+        assert!(QuantNet::new(&net).is_err());
     }
 }

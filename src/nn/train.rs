@@ -9,8 +9,8 @@
 //! Every time a training position is used it is shown in one of its eight
 //! symmetric images, picked at random (the game and the heuristic scalars
 //! do not change under them), so the network learns from eight times the
-//! positions. After every step the weights are clipped to what the integer
-//! network can hold, and the learning rate falls along a cosine over the
+//! positions. After every step the weights are clipped to the ±32 that the
+//! integer network can hold, and the learning rate falls along a cosine over the
 //! epochs to a tenth of its start.
 
 use super::data::Sample;
@@ -20,12 +20,6 @@ use crate::players::eval::features;
 use crate::{Rng, Symmetry};
 use candle_core::{Device, Tensor, Var, D};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
-
-/// First-layer weights and biases stay within these, so that no position
-/// can take an accumulator beyond 64 (a square holds one feature at most:
-/// 64 × 0.95 + 3 < 64 at 16 bits over a scale of 512).
-const W1_LIMIT: f32 = 0.95;
-const B1_LIMIT: f32 = 3.0;
 
 /// How to train.
 #[derive(Clone, Copy, Debug)]
@@ -155,16 +149,8 @@ impl Model {
 
     /// Keeps the weights within what the integer network holds.
     fn clip(&self) -> candle_core::Result<()> {
-        let limits = [
-            (&self.w1, W1_LIMIT),
-            (&self.b1, B1_LIMIT),
-            (&self.w2, MAX_WEIGHT),
-            (&self.b2, MAX_WEIGHT),
-            (&self.w3, MAX_WEIGHT),
-            (&self.b3, MAX_WEIGHT),
-        ];
-        for (v, limit) in limits {
-            v.set(&v.as_tensor().clamp(-limit, limit)?)?;
+        for v in self.vars() {
+            v.set(&v.as_tensor().clamp(-MAX_WEIGHT, MAX_WEIGHT)?)?;
         }
         Ok(())
     }

@@ -107,6 +107,12 @@ pub struct Features {
     pub territory: i32,
     /// Opponent's frozen pieces minus ours.
     pub frozen: i32,
+    /// Squares only we reach in one move minus squares only they reach (not
+    /// weighted by the heuristic; an input of the network).
+    pub reach: i32,
+    /// Free squares left (not weighted by the heuristic; an input of the
+    /// network).
+    pub free: i32,
     /// Free squares of our region and theirs when separated.
     pub separated: Option<(u32, u32)>,
     /// Whether each side (us, them) can move at all.
@@ -142,26 +148,30 @@ pub fn features(pos: &Position) -> Features {
     let (us, them) = (pos.pieces(side), pos.pieces(side.opponent()));
     let blockers = pos.blockers();
     let free = !blockers;
-    let mut mobility = 0i32;
-    let mut frozen = 0i32;
-    for sq in us {
-        let n = queen_moves(sq, blockers).count() as i32;
-        mobility += n;
-        frozen -= i32::from(n == 0);
-    }
-    for sq in them {
-        let n = queen_moves(sq, blockers).count() as i32;
-        mobility -= n;
-        frozen += i32::from(n == 0);
-    }
+    // Moves, frozen pieces and the squares reached in one move, per side.
+    let side_moves = |pieces: Bitboard| {
+        let (mut moves, mut frozen, mut reach) = (0i32, 0i32, Bitboard::EMPTY);
+        for sq in pieces {
+            let targets = queen_moves(sq, blockers);
+            moves += targets.count() as i32;
+            frozen += i32::from(targets.is_empty());
+            reach |= targets;
+        }
+        (moves, frozen, reach)
+    };
+    let (our_moves, our_frozen, our_reach) = side_moves(us);
+    let (their_moves, their_frozen, their_reach) = side_moves(them);
     let (ours, theirs, shared) = territory(us, them, free);
     Features {
         score: i32::from(pos.score(side)) - i32::from(pos.score(side.opponent())),
-        mobility,
+        mobility: our_moves - their_moves,
         territory: ours.count() as i32 - theirs.count() as i32,
-        frozen,
+        frozen: their_frozen - our_frozen,
+        reach: (our_reach & !their_reach).count() as i32
+            - (their_reach & !our_reach).count() as i32,
+        free: free.count() as i32,
         separated: (!shared).then(|| (ours.count(), theirs.count())),
-        can_move: (pos.can_move(side), pos.can_move(side.opponent())),
+        can_move: (our_moves > 0, their_moves > 0),
     }
 }
 
@@ -197,6 +207,7 @@ mod tests {
     fn start_is_symmetric() {
         let f = features(&Position::START);
         assert_eq!((f.score, f.mobility, f.territory, f.frozen), (0, 0, 0, 0));
+        assert_eq!((f.reach, f.free), (0, 56));
         assert_eq!(f.can_move, (true, true));
         assert_eq!(f.separated, None);
     }
