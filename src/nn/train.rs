@@ -45,7 +45,7 @@ impl Default for TrainConfig {
         TrainConfig {
             epochs: 12,
             seed: 0,
-            lambda: 0.5,
+            lambda: 0.3,
             learning_rate: 2e-3,
             batch: 512,
             validation: 0.1,

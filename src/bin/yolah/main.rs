@@ -179,7 +179,7 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         seed: u64,
         /// Weight of the game result in the target; the rest is the search score.
-        #[arg(long, default_value_t = 0.0)]
+        #[arg(long, default_value_t = 0.3)]
         lambda: f32,
         /// Show every position as it is, not in a random one of its eight
         /// symmetric images.
