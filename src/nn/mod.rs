@@ -5,7 +5,7 @@
 //! scalars from the heuristic's features (score, mobility, territory,
 //! frozen-piece and one-move reach differences, and the free squares left,
 //! scaled). Layers: 192 → 64 (clipped ReLU; the accumulator), then with the
-//! scalars 70 → 32 (clipped ReLU) → 1, the logit of the side to move's
+//! scalars 70 → 16 (clipped ReLU) → 1, the logit of the side to move's
 //! expected result. The scalars are what a linear first layer cannot
 //! compute from piece squares; adding reach and free squares to the first
 //! four was worth about 28 Elo at equal depth.
@@ -36,7 +36,7 @@ pub const HIDDEN1: usize = 64;
 /// Heuristic scalars fed to the second layer.
 pub const SCALARS: usize = 6;
 /// Second hidden layer width.
-pub const HIDDEN2: usize = 32;
+pub const HIDDEN2: usize = 16;
 /// The second layer's inputs, taken in pairs.
 pub const L2_PAIRS: usize = (HIDDEN1 + SCALARS) / 2;
 const _: () = assert!((HIDDEN1 + SCALARS).is_multiple_of(2) && HIDDEN2.is_multiple_of(8));
