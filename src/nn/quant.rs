@@ -183,11 +183,46 @@ impl Evaluator for QuantNet {
     }
 }
 
+impl QuantNet {
+    /// The expected result of `pos` for `color` (1 win, ½ draw, 0 loss):
+    /// exact when the game is over or decided, otherwise the network's
+    /// logit through a sigmoid. A fresh, full evaluation.
+    pub fn expected_result(&self, pos: &Position, color: Color) -> f64 {
+        if pos.is_game_over() {
+            return crate::players::mc::reward(pos, color);
+        }
+        let centipoints = self.evaluate(pos, &self.accumulators(pos), 0);
+        let ours = 1.0 / (1.0 + (-f64::from(centipoints) / f64::from(CENTIPOINTS_PER_LOGIT)).exp());
+        if color == pos.side_to_move() {
+            ours
+        } else {
+            1.0 - ours
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::nn::{active_features, DEFAULT_NET};
     use crate::Rng;
+
+    #[test]
+    fn expected_results_of_both_sides_add_up_to_one() {
+        let net = QuantNet::default_net();
+        let mut rng = Rng::new(5);
+        let mut pos = Position::START;
+        while !pos.is_game_over() {
+            let (b, w) = (
+                net.expected_result(&pos, Color::Black),
+                net.expected_result(&pos, Color::White),
+            );
+            assert!((0.0..=1.0).contains(&b) && (b + w - 1.0).abs() < 1e-9);
+            pos.play(pos.random_move(&mut rng));
+        }
+        let exact = crate::players::mc::reward(&pos, Color::Black);
+        assert_eq!(net.expected_result(&pos, Color::Black), exact);
+    }
 
     #[test]
     fn quantised_agrees_with_float_and_updates_match_a_fresh_count() {

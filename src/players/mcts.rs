@@ -6,9 +6,14 @@
 //! expanding. Between moves the subtree of the new position is copied into
 //! a second arena of the same size and the two are swapped, so the tree
 //! built while thinking about earlier moves is reused.
+//!
+//! A new leaf is valued by a random playout to the end (`eval=playout`, the
+//! default) or by the network's expected result (`eval=nn`, with `net=FILE`
+//! for another network than the shipped one).
 
 use super::mc::{playout, reward};
 use super::{Analysis, Budget, Clock, Player, Spec, SpecError};
+use crate::nn::QuantNet;
 use crate::{Color, Move, Position, Rng};
 
 /// One tree node: 16 bytes.
@@ -28,11 +33,20 @@ struct Node {
 /// The longest game: 56 moves and as many passes, and then some.
 const MAX_PATH: usize = 256;
 
+/// How a new leaf is valued.
+pub enum LeafValue {
+    /// One uniformly random playout to the end of the game.
+    Playout,
+    /// The network's expected result, without a playout.
+    Network(Box<QuantNet>),
+}
+
 /// MCTS player.
 pub struct Mcts {
     spec: String,
     budget: Budget,
     exploration: f32,
+    leaf: LeafValue,
     rng: Rng,
     nodes: Vec<Node>,
     spare: Vec<Node>,
@@ -50,6 +64,7 @@ impl Mcts {
             spec: "mcts".into(),
             budget,
             exploration: exploration as f32,
+            leaf: LeafValue::Playout,
             rng: Rng::new(seed),
             nodes: Vec::with_capacity(capacity),
             spare: Vec::with_capacity(capacity),
@@ -59,16 +74,32 @@ impl Mcts {
     }
 
     pub(crate) fn from_spec(spec: &Spec) -> Result<Mcts, SpecError> {
-        spec.allow(&["iterations", "time", "c", "nodes", "seed"])?;
+        spec.allow(&["iterations", "time", "c", "nodes", "eval", "net", "seed"])?;
+        let leaf = match spec.text("eval").unwrap_or("playout") {
+            "playout" if spec.text("net").is_some() => {
+                return Err(spec.error("net= needs eval=nn"));
+            }
+            "playout" => LeafValue::Playout,
+            "nn" => LeafValue::Network(Box::new(super::load_net(spec)?)),
+            other => {
+                return Err(spec.error(format!("eval={other} is not playout or nn")));
+            }
+        };
         let budget = spec.budget("iterations", Budget::Count(100_000))?;
         let c = spec.float("c")?.unwrap_or(0.7);
         let nodes = spec.number("nodes")?.unwrap_or(1 << 22);
         if !(256..=1 << 28).contains(&nodes) {
             return Err(spec.error(format!("nodes={nodes} must be from 256 to 2^28")));
         }
-        let mut player = Mcts::new(budget, c, nodes as usize, spec.seed()?);
+        let mut player = Mcts::new(budget, c, nodes as usize, spec.seed()?).with_leaf_value(leaf);
         player.spec = spec.text.to_string();
         Ok(player)
+    }
+
+    /// The same player valuing leaves by `leaf`.
+    pub fn with_leaf_value(mut self, leaf: LeafValue) -> Mcts {
+        self.leaf = leaf;
+        self
     }
 
     /// Makes node 0 the position `pos`: reuses the subtree when `pos` is the
@@ -152,7 +183,7 @@ impl Mcts {
         first + best
     }
 
-    /// One selection, expansion, playout and backup from the root.
+    /// One selection, expansion, leaf value and backup from the root.
     fn iterate(&mut self, root: &Position) {
         let mut path = [0u32; MAX_PATH];
         let mut depth = 1;
@@ -184,7 +215,10 @@ impl Mcts {
             path[depth] = index as u32;
             depth += 1;
         }
-        let black = playout(&pos, Color::Black, &mut self.rng);
+        let black = match &self.leaf {
+            LeafValue::Playout => playout(&pos, Color::Black, &mut self.rng),
+            LeafValue::Network(net) => net.expected_result(&pos, Color::Black),
+        };
         // Back up: a node's wins are for the side that moved into it, which
         // is the side to move at its parent.
         let mut side = pos.side_to_move();
@@ -283,6 +317,21 @@ mod tests {
         // Every kept child link stays inside the arena.
         for n in &p.nodes {
             assert!(n.first_child as usize + usize::from(n.children) <= p.nodes.len());
+        }
+    }
+
+    #[test]
+    fn network_leaves_play_legal_moves_and_bad_specs_are_refused() {
+        let mut p = super::super::from_spec("mcts:iterations=500,eval=nn,seed=1").unwrap();
+        let a = p.analyse(&Position::START);
+        assert!(Position::START.legal_moves().contains(a.best_move));
+        assert!((0.0..=1.0).contains(&a.score));
+        for bad in [
+            "mcts:eval=nnue",
+            "mcts:net=x.bin",
+            "mcts:eval=nn,net=/no/such/file",
+        ] {
+            assert!(super::super::from_spec(bad).is_err(), "{bad}");
         }
     }
 

@@ -5,7 +5,7 @@
 //! |-------------|-----------------------------------------|---------------------------------|
 //! | `random`    | a uniform random legal move             |                                 |
 //! | `mc`        | flat Monte Carlo, best mean playout     | `playouts=`, `time=`            |
-//! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`    |
+//! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`, `eval=` |
 //! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `weights=` |
 //! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `net=`     |
 //!
@@ -241,16 +241,21 @@ pub const PLAYER_NAMES: [&str; 5] = ["random", "mc", "mcts", "alphabeta", "nn"];
 fn nn_from_spec(spec: &Spec) -> Result<alphabeta::AlphaBeta<crate::nn::QuantNet>, SpecError> {
     spec.allow(&["depth", "nodes", "time", "net", "seed"])?;
     let limit = alphabeta::parse_limit(spec)?;
-    let net = match spec.text("net") {
-        Some(path) => {
-            let float = crate::nn::FloatNet::load(path).map_err(|e| spec.error(e))?;
-            crate::nn::QuantNet::new(&float).map_err(|e| spec.error(e))?
-        }
-        None => crate::nn::QuantNet::default_net(),
-    };
+    let net = load_net(spec)?;
     let mut player = alphabeta::AlphaBeta::with_evaluator(limit, net, spec.seed()?);
     player.set_spec(spec.text);
     Ok(player)
+}
+
+/// The network named by the spec's `net=FILE`, or the shipped one.
+pub(crate) fn load_net(spec: &Spec) -> Result<crate::nn::QuantNet, SpecError> {
+    match spec.text("net") {
+        Some(path) => {
+            let float = crate::nn::FloatNet::load(path).map_err(|e| spec.error(e))?;
+            crate::nn::QuantNet::new(&float).map_err(|e| spec.error(e))
+        }
+        None => Ok(crate::nn::QuantNet::default_net()),
+    }
 }
 
 /// Builds a player from its spec, such as `mcts:time=100ms,c=1.2,seed=3`.
