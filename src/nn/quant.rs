@@ -144,6 +144,22 @@ impl QuantNet {
     pub fn logit(&self, acc: &Accumulator, scalars: &[f32; SCALARS]) -> f32 {
         self.output(acc, scalars) as f32 / (QA * Q3) as f32
     }
+
+    /// The expected result of `pos` for `color` (1 win, ½ draw, 0 loss):
+    /// exact when the game is over or decided, otherwise the network's
+    /// logit through a sigmoid. A fresh, full evaluation.
+    pub fn expected_result(&self, pos: &Position, color: Color) -> f64 {
+        if pos.is_game_over() {
+            return crate::players::mc::reward(pos, color);
+        }
+        let centipoints = self.evaluate(pos, &self.accumulators(pos), 0);
+        let ours = 1.0 / (1.0 + (-f64::from(centipoints) / f64::from(CENTIPOINTS_PER_LOGIT)).exp());
+        if color == pos.side_to_move() {
+            ours
+        } else {
+            1.0 - ours
+        }
+    }
 }
 
 fn add_column(acc: &mut Accumulator, column: &Accumulator) {
@@ -180,24 +196,6 @@ impl Evaluator for QuantNet {
         let out = self.output(&acc[pos.side_to_move() as usize], &scalars(&f));
         let centipoints = i64::from(out) * i64::from(CENTIPOINTS_PER_LOGIT) / i64::from(QA * Q3);
         (centipoints as i32).clamp(-DECIDED + 1, DECIDED - 1)
-    }
-}
-
-impl QuantNet {
-    /// The expected result of `pos` for `color` (1 win, ½ draw, 0 loss):
-    /// exact when the game is over or decided, otherwise the network's
-    /// logit through a sigmoid. A fresh, full evaluation.
-    pub fn expected_result(&self, pos: &Position, color: Color) -> f64 {
-        if pos.is_game_over() {
-            return crate::players::mc::reward(pos, color);
-        }
-        let centipoints = self.evaluate(pos, &self.accumulators(pos), 0);
-        let ours = 1.0 / (1.0 + (-f64::from(centipoints) / f64::from(CENTIPOINTS_PER_LOGIT)).exp());
-        if color == pos.side_to_move() {
-            ours
-        } else {
-            1.0 - ours
-        }
     }
 }
 
