@@ -2,7 +2,6 @@
 //! `static` lookup tables in `OUT_DIR/magic_tables.rs`, which `src/attacks.rs`
 //! includes, with the 64x64 shadow table beside them. The runtime therefore starts with every table already in the
 //! binary's read-only data: nothing is computed at start-up or on first use.
-//! It also turns `weights/tuned.json` into the alpha-beta default weights.
 
 use magicgen::geometry::shadow_slow;
 use magicgen::{MagicSet, Slider, Square};
@@ -12,40 +11,6 @@ use quote::quote;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     write_magic_tables();
-    write_tuned_weights();
-}
-
-/// `weights/tuned.json` (written by `yolah tune`) as a `const`: the
-/// alpha-beta player's default evaluation weights.
-fn write_tuned_weights() {
-    println!("cargo:rerun-if-changed=weights/tuned.json");
-    let text = std::fs::read_to_string("weights/tuned.json")
-        .unwrap_or_else(|e| panic!("cannot read weights/tuned.json: {e}"));
-    let json: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("weights/tuned.json: {e}"));
-    let field = |name: &str| {
-        let v = json[name]
-            .as_f64()
-            .filter(|v| v.is_finite())
-            .unwrap_or_else(|| panic!("weights/tuned.json: {name} must be a number"));
-        Literal::f32_suffixed(v as f32)
-    };
-    let (score, mobility, territory, frozen) = (
-        field("score"),
-        field("mobility"),
-        field("territory"),
-        field("frozen"),
-    );
-    let tokens = quote! {
-        /// The weights found by `yolah tune` (from `weights/tuned.json`).
-        pub const TUNED: Weights = Weights {
-            score: #score,
-            mobility: #mobility,
-            territory: #territory,
-            frozen: #frozen,
-        };
-    };
-    write_out("tuned_weights.rs", tokens);
 }
 
 fn write_out(name: &str, tokens: TokenStream) {

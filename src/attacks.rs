@@ -37,9 +37,6 @@ impl Magic {
 
 include!(concat!(env!("OUT_DIR"), "/magic_tables.rs"));
 
-/// The number of `u64` entries of the shared attack table.
-pub const TABLE_LEN: usize = ATTACKS.len();
-
 /// Squares attacked along ranks and files from `sq`: each ray up to and
 /// including its first square in `occupied`.
 #[inline(always)]

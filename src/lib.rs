@@ -1,7 +1,15 @@
 //! # yolah
 //!
-//! A fast engine for the board game Yolah: an 8x8 board, four queens a side
+//! The engine of the board game Yolah: an 8x8 board, four queens a side
 //! that leave a hole on every square they leave, one point per move.
+//!
+//! This crate is the rules and nothing else: [`Position`] and [`Move`],
+//! move generation by magic bitboards, the text form of positions, game
+//! records, perft, fast random playouts and Zobrist keys. Its only
+//! dependencies are the geometry types of `magicgen` and, for JSON records
+//! (the default `serde` feature), serde. The computer players are in
+//! `yolah-players`, experiments (matches, tournaments, training) in
+//! `yolah-lab`.
 //!
 //! The move tables are magic bitboards generated at build time from committed
 //! constants (see the `magicgen` crate), so the engine needs no
@@ -21,24 +29,20 @@
 //! println!("{pos}");
 //! ```
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod attacks;
-pub mod games;
-pub mod moves;
-pub mod nn;
-pub mod parallel;
+pub mod file;
+mod moves;
 pub mod perft;
-pub mod players;
 pub mod playout;
-pub mod position;
-pub mod ratings;
+mod position;
+#[cfg(feature = "serde")]
 pub mod record;
 pub mod rng;
-pub mod server;
-pub mod symmetry;
+mod symmetry;
 mod text;
-pub mod tournament;
-pub mod tune;
+pub mod zobrist;
 
 pub use magicgen::{Bitboard, Direction, Square};
 pub use moves::{Move, MoveList, ParseMoveError, MAX_MOVES};
@@ -46,8 +50,3 @@ pub use position::{Color, IllegalMove, Outcome, Position};
 pub use rng::Rng;
 pub use symmetry::Symmetry;
 pub use text::ParsePositionError;
-
-/// The README's Rust examples, run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../README.md")]
-struct ReadmeDoctests;

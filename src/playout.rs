@@ -98,6 +98,22 @@ impl Playout {
     }
 }
 
+/// `n` positions from seeded random games, at every stage of the game (one
+/// game after another, every position of each): realistic boards for
+/// benchmarks and tests rather than only the start.
+pub fn sample_positions(n: usize, seed: u64) -> Vec<Position> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut pos = Position::START;
+        while !pos.is_game_over() && out.len() < n {
+            out.push(pos);
+            pos.play(pos.random_move(&mut rng));
+        }
+    }
+    out
+}
+
 /// Totals over many random games.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RandomGamesStats {

@@ -66,13 +66,67 @@ pub struct Position {
     pub(crate) ply: u16,
 }
 
-/// What a game's end looks like.
+/// Who is ahead, and so, once the game is over, who won.
+///
+/// The one place where a result is read off the two scores: points for a
+/// match, signs for training data and the `1-0` notation all come from here.
+///
+/// ```
+/// use yolah::{Color, Outcome};
+///
+/// let o = Outcome::from_scores(12, 9);
+/// assert_eq!(o, Outcome::Winner(Color::Black));
+/// assert_eq!((o.points(Color::White), o.sign(Color::White)), (0.0, -1));
+/// assert_eq!(o.notation(), "1-0");
+/// assert_eq!(Outcome::Draw.points(Color::Black), 0.5);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
     /// One side scored more.
     Winner(Color),
     /// Equal scores.
     Draw,
+}
+
+impl Outcome {
+    /// The outcome of Black scoring `black` and White `white`.
+    pub const fn from_scores(black: u8, white: u8) -> Outcome {
+        if black > white {
+            Outcome::Winner(Color::Black)
+        } else if white > black {
+            Outcome::Winner(Color::White)
+        } else {
+            Outcome::Draw
+        }
+    }
+
+    /// `+1` if `color` won, `0` for a draw, `-1` if it lost.
+    pub const fn sign(self, color: Color) -> i8 {
+        match self {
+            Outcome::Draw => 0,
+            Outcome::Winner(c) if c as u8 == color as u8 => 1,
+            Outcome::Winner(_) => -1,
+        }
+    }
+
+    /// Match points of `color`: 1 for a win, ½ for a draw, 0 for a loss.
+    pub const fn points(self, color: Color) -> f64 {
+        match self.sign(color) {
+            1 => 1.0,
+            0 => 0.5,
+            _ => 0.0,
+        }
+    }
+
+    /// The result as game records write it: `1-0` (Black won), `0-1` or
+    /// `1/2-1/2`.
+    pub const fn notation(self) -> &'static str {
+        match self {
+            Outcome::Winner(Color::Black) => "1-0",
+            Outcome::Winner(Color::White) => "0-1",
+            Outcome::Draw => "1/2-1/2",
+        }
+    }
 }
 
 /// Why a move may not be played in a position.
@@ -203,12 +257,14 @@ impl Position {
     }
 
     /// The result by the current scores (final once the game is over).
-    pub fn outcome(&self) -> Outcome {
-        match self.black_score.cmp(&self.white_score) {
-            core::cmp::Ordering::Greater => Outcome::Winner(Color::Black),
-            core::cmp::Ordering::Less => Outcome::Winner(Color::White),
-            core::cmp::Ordering::Equal => Outcome::Draw,
-        }
+    pub const fn outcome(&self) -> Outcome {
+        Outcome::from_scores(self.black_score, self.white_score)
+    }
+
+    /// `color`'s points minus its opponent's.
+    #[inline(always)]
+    pub const fn margin(&self, color: Color) -> i32 {
+        self.score(color) as i32 - self.score(color.opponent()) as i32
     }
 
     /// The winner of a finished game: `None` while it goes on or on a draw.
@@ -368,7 +424,7 @@ impl Default for Position {
 /// The index of the `n`-th set bit of `bits` (n counted from 0, below
 /// `bits.count_ones()`).
 #[inline(always)]
-pub fn select_bit(bits: u64, n: u32) -> u32 {
+pub(crate) fn select_bit(bits: u64, n: u32) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
     {
         // SAFETY: BMI2 is enabled for the whole build (cfg above), so PDEP
@@ -382,8 +438,9 @@ pub fn select_bit(bits: u64, n: u32) -> u32 {
 }
 
 /// [`select_bit`] without PDEP: drop the `n` lowest bits, take the next.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "bmi2"))))]
 #[inline(always)]
-pub fn select_bit_portable(mut bits: u64, n: u32) -> u32 {
+pub(crate) fn select_bit_portable(mut bits: u64, n: u32) -> u32 {
     for _ in 0..n {
         bits &= bits - 1;
     }

@@ -10,6 +10,7 @@
 //! assert_eq!(record.metadata["black"], "me");
 //! ```
 
+use crate::file::{read_text_limited, FileError};
 use crate::{IllegalMove, Move, ParseMoveError, ParsePositionError, Position};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -32,9 +33,17 @@ pub struct GameRecord {
     pub metadata: BTreeMap<String, serde_json::Value>,
 }
 
+/// The largest record file [`GameRecord::load`] reads: a whole game with
+/// generous metadata is a few kilobytes.
+pub const MAX_RECORD_BYTES: u64 = 1 << 20;
+
 /// Why a record cannot be read or replayed.
 #[derive(Debug)]
 pub enum RecordError {
+    /// The file cannot be read (or is too large, or not text).
+    File(FileError),
+    /// The file holds nothing but white space.
+    Empty,
     /// Not JSON of the record's shape.
     Json(serde_json::Error),
     /// The `start` field is not a position.
@@ -64,6 +73,10 @@ pub enum MoveProblem {
 impl fmt::Display for RecordError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            RecordError::File(e) => write!(f, "{e}"),
+            RecordError::Empty => {
+                f.write_str("the file is empty: expected a JSON record or a list of moves")
+            }
             RecordError::Json(e) => write!(f, "not a game record ({{\"moves\": [...]}}): {e}"),
             RecordError::Start(e) => write!(f, "start: {e}"),
             RecordError::Move { ply, text, reason } => {
@@ -81,6 +94,16 @@ impl fmt::Display for RecordError {
 impl std::error::Error for RecordError {}
 
 impl GameRecord {
+    /// Reads and parses the record file at `path` (at most
+    /// [`MAX_RECORD_BYTES`]).
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<GameRecord, RecordError> {
+        let text = read_text_limited(path, MAX_RECORD_BYTES).map_err(RecordError::File)?;
+        if text.trim().is_empty() {
+            return Err(RecordError::Empty);
+        }
+        GameRecord::parse(&text)
+    }
+
     /// Reads a record: a JSON object if the text starts with `{`, otherwise a
     /// move list (moves separated by white space, `#` comments to the end of
     /// the line).

@@ -17,6 +17,14 @@ pub const fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The seed of job `index` (a game, a generation, a pair…) of a run seeded
+/// `seed`: every job of a run gets its own independent seed, so jobs can run
+/// in any order, on any thread or machine, with the same result.
+#[inline]
+pub const fn game_seed(seed: u64, index: u64) -> u64 {
+    splitmix64(seed ^ splitmix64(index))
+}
+
 impl Rng {
     /// A generator for `seed`; different seeds give independent streams.
     pub const fn new(seed: u64) -> Rng {
@@ -30,7 +38,7 @@ impl Rng {
     /// The generator of game `index` of a run seeded `seed`: games can be
     /// played in any order, on any thread, with the same result.
     pub const fn for_game(seed: u64, index: u64) -> Rng {
-        Rng::new(splitmix64(seed ^ splitmix64(index)))
+        Rng::new(game_seed(seed, index))
     }
 
     /// The next 64 random bits.

@@ -59,8 +59,7 @@ impl FromStr for Position {
             "w" => Color::White,
             _ => return Err(bad(format!("side to move {side:?} is not b or w"))),
         };
-        let pos = Position::from_parts(black, white, holes, black_score, white_score, ply)
-            .map_err(bad)?;
+        let pos = Position::from_parts(black, white, holes, black_score, white_score, ply)?;
         if pos.side_to_move() != side {
             return Err(bad(format!(
                 "side {side} does not match ply {ply} (black moves on even plies)"
@@ -124,31 +123,31 @@ impl Position {
         black_score: u8,
         white_score: u8,
         ply: u16,
-    ) -> Result<Position, String> {
+    ) -> Result<Position, ParsePositionError> {
         for (color, pieces) in [(Color::Black, black), (Color::White, white)] {
             if pieces.count() != 4 {
-                return Err(format!("{color} has {} pieces, not 4", pieces.count()));
+                return Err(bad(format!("{color} has {} pieces, not 4", pieces.count())));
             }
         }
         if !(black & white).is_empty() || !((black | white) & holes).is_empty() {
-            return Err("a square holds two things (pieces or holes overlap)".into());
+            return Err(bad("a square holds two things (pieces or holes overlap)"));
         }
         if black_score > 64 || white_score > 64 || ply > 1000 {
-            return Err(format!(
+            return Err(bad(format!(
                 "scores {black_score}-{white_score} or ply {ply} out of range"
-            ));
+            )));
         }
         let moves_played = u32::from(black_score) + u32::from(white_score);
         if holes.count() != moves_played {
-            return Err(format!(
+            return Err(bad(format!(
                 "{} holes but {moves_played} points: every move leaves one hole and scores one point",
                 holes.count()
-            ));
+            )));
         }
         if u32::from(ply) < moves_played {
-            return Err(format!(
+            return Err(bad(format!(
                 "ply {ply} is below the {moves_played} moves played"
-            ));
+            )));
         }
         Ok(Position {
             black,

@@ -238,16 +238,6 @@ impl Bitboard {
         self.0.count_ones()
     }
 
-    /// The lowest square of the set, if any.
-    #[inline(always)]
-    pub const fn lsb(self) -> Option<Square> {
-        if self.0 == 0 {
-            None
-        } else {
-            Some(Square::new_masked(self.0.trailing_zeros()))
-        }
-    }
-
     /// Every square shifted one step in `dir`; squares that would leave the
     /// board (or wrap around a side) disappear.
     #[inline(always)]

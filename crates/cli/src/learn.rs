@@ -1,0 +1,75 @@
+//! Commands for the neural network: selfplay, train.
+
+use anyhow::{bail, Context, Result};
+use yolah_lab::selfplay::{self, Sample};
+
+pub fn selfplay_command(
+    spec: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    out: &str,
+) -> Result<String> {
+    let bar = crate::rank::progress_bar(games, "games");
+    let samples = selfplay::selfplay(spec, games, seed, threads, &|done| bar.set_position(done))?;
+    bar.finish_and_clear();
+    selfplay::write(out, &samples)?;
+    Ok(format!(
+        "{} positions from {games} games of {spec} written to {out}\n",
+        samples.len()
+    ))
+}
+
+/// The `train` command's settings.
+pub struct TrainOptions {
+    pub epochs: usize,
+    pub seed: u64,
+    pub lambda: f32,
+    pub symmetries: bool,
+}
+
+#[cfg(not(feature = "train"))]
+pub fn train_command(_: &[String], _: &str, _: TrainOptions) -> Result<String> {
+    bail!("this yolah was built without training (cargo feature `train` of yolah-cli)")
+}
+
+#[cfg(feature = "train")]
+pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Result<String> {
+    use yolah_lab::train::{train, TrainConfig};
+    let TrainOptions {
+        epochs,
+        seed,
+        lambda,
+        symmetries,
+    } = options;
+    if !(0.0..=1.0).contains(&lambda) {
+        bail!("--lambda {lambda} must lie between 0 and 1");
+    }
+    let mut samples: Vec<Sample> = Vec::new();
+    for f in files {
+        samples.extend(selfplay::read(f)?);
+    }
+    if samples.is_empty() {
+        bail!("no positions in {files:?}");
+    }
+    eprintln!("training on {} positions", samples.len());
+    let config = TrainConfig {
+        epochs,
+        seed,
+        lambda,
+        symmetries,
+        ..TrainConfig::default()
+    };
+    let start = std::time::Instant::now();
+    let net = train(&samples, &config, &mut |r| {
+        println!(
+            "epoch {:>3}: train loss {:.5}, validation loss {:.5} ({:.0} s)",
+            r.epoch,
+            r.train_loss,
+            r.validation_loss,
+            start.elapsed().as_secs_f64()
+        )
+    })?;
+    std::fs::write(out, net.to_bytes()).with_context(|| format!("cannot write {out}"))?;
+    Ok(format!("network written to {out}\n"))
+}

@@ -1,0 +1,414 @@
+//! The `yolah` command: play, watch, analyse and measure games of Yolah.
+
+mod compete;
+mod learn;
+mod measure;
+mod play;
+mod rank;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::process::ExitCode;
+use yolah::record::GameRecord;
+use yolah::Position;
+
+#[derive(Parser)]
+#[command(name = "yolah", version, about = "The Yolah board game engine")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaves of the game tree DEPTH plies deep (a finished game is
+    /// one leaf; a side with no move passes).
+    Perft {
+        /// Plies to search.
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]
+        depth: u32,
+        #[command(flatten)]
+        start: StartArgs,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// List the leaves below each root move.
+        #[arg(long)]
+        divide: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play uniformly random games from the start and count the results.
+    RandomGames {
+        /// Number of games.
+        #[arg(long, default_value_t = 1_000_000)]
+        games: u64,
+        /// Seed: the same seed and games give the same counts on any number of threads.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play in the terminal against a computer player, or watch two play.
+    Play {
+        /// Black: a player spec such as alphabeta:time=1s, or human.
+        #[arg(long, default_value = "human")]
+        black: String,
+        /// White: a player spec, or human.
+        #[arg(long, default_value = "alphabeta:time=1s")]
+        white: String,
+        /// Write the game as a JSON record (readable by `yolah replay`).
+        #[arg(long)]
+        save: Option<String>,
+        #[command(flatten)]
+        start: StartArgs,
+    },
+    /// Play games between two players with alternating colours and report
+    /// the result and Elo difference (A's point of view).
+    Match {
+        /// Player A, such as mcts:time=100ms.
+        spec_a: String,
+        /// Player B.
+        spec_b: String,
+        /// Number of games (pairs share a random opening).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        games: u64,
+        /// Seed of the openings and of the players.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// Stop as soon as a sequential probability ratio test decides, as in
+        /// elo0=0,elo1=10 (alpha and beta 0.05 unless given); --games is then
+        /// the most games to play.
+        #[arg(long)]
+        sprt: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Round-robin tournament with Elo ratings, kept in a resumable JSONL file.
+    Tournament {
+        /// Player specs (two or more).
+        #[arg(long, num_args = 2.., required = true)]
+        players: Vec<String>,
+        /// Games each pair plays (colours alternate; pairs share an opening).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        games_per_pair: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// The JSONL file of finished games; running again resumes it.
+        #[arg(long)]
+        out: String,
+        /// Seed of openings and players.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// The player whose rating is 0 (default: the first).
+        #[arg(long)]
+        anchor: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Tune the alpha-beta weights with a genetic algorithm.
+    Tune {
+        /// Individuals per generation.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+        population: u64,
+        /// Generations.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        generations: u32,
+        /// Games per individual per generation, against the hand-set weights.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        games_per_eval: u64,
+        /// Search depth in fitness games.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+        depth: u32,
+        /// Seed of the whole run.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// Where the best weights go (JSON); the checkpoint is FILE.checkpoint.
+        #[arg(long)]
+        out: String,
+        /// Continue from FILE.checkpoint.
+        #[arg(long)]
+        resume: bool,
+    },
+    /// Play games with a player against itself and write its positions,
+    /// search scores and results for training.
+    Selfplay {
+        /// The player, such as alphabeta:depth=4.
+        #[arg(long)]
+        player: String,
+        /// Games to play.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        games: u64,
+        /// Seed of the openings and players.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
+        /// The training file to write (format in crates/lab/src/selfplay.rs).
+        #[arg(long)]
+        out: String,
+    },
+    /// Train the evaluation network on self-play positions.
+    Train {
+        /// Training files from `yolah selfplay`.
+        #[arg(long, num_args = 1.., required = true)]
+        data: Vec<String>,
+        /// Where the network goes (net.bin format).
+        #[arg(long)]
+        out: String,
+        /// Passes over the data.
+        #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+        epochs: u64,
+        /// Seed of initialisation and shuffling.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Weight of the game result in the target; the rest is the search score.
+        #[arg(long, default_value_t = 0.3)]
+        lambda: f32,
+        /// Show every position as it is, not in a random one of its eight
+        /// symmetric images.
+        #[arg(long)]
+        no_symmetries: bool,
+    },
+    /// Serve the web page and WebSocket games (people and computers).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        addr: std::net::IpAddr,
+        /// Port to listen on (0 picks a free one).
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// Computer players the page offers (default: a list from random to
+        /// alphabeta:time=2s).
+        #[arg(long, num_args = 1..)]
+        players: Vec<String>,
+    },
+    /// Search a position with a player and show what it finds.
+    Analyse {
+        #[command(flatten)]
+        start: StartArgs,
+        /// The player, such as alphabeta:depth=8.
+        #[arg(long, default_value = "alphabeta:time=1s")]
+        player: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a game move by move and show how it ended. FILE is a JSON record
+    /// ({"moves": [...]}) or a text list of moves like `d5:b7 e5:c7`.
+    Replay {
+        /// The game file.
+        file: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Where a command starts: the usual start, a position, or moves from the start.
+#[derive(Args)]
+struct StartArgs {
+    /// Moves played from the start, like "d5:b7 e5:c7".
+    #[arg(long, conflicts_with = "position")]
+    moves: Option<String>,
+    /// A position in text form, like "w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0".
+    #[arg(long)]
+    position: Option<String>,
+}
+
+impl StartArgs {
+    fn position(&self) -> Result<Position> {
+        if let Some(text) = &self.position {
+            return Ok(text.parse()?);
+        }
+        match &self.moves {
+            None => Ok(Position::START),
+            Some(moves) => {
+                let record = GameRecord::parse(moves)?;
+                Ok(record.replay().context("--moves")?)
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(out) => match std::io::stdout().lock().write_all(out.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            // A reader that stopped early (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("yolah: error: cannot write the output: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("yolah: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a command and returns what it prints.
+fn run(command: Command) -> Result<String> {
+    match command {
+        Command::Perft {
+            depth,
+            start,
+            threads,
+            divide,
+            json,
+        } => measure::perft_command(&start.position()?, depth, threads.into(), divide, json),
+        Command::RandomGames {
+            games,
+            seed,
+            threads,
+            json,
+        } => Ok(measure::random_games_command(
+            games,
+            seed,
+            threads.into(),
+            json,
+        )),
+        Command::Replay { file, json } => measure::replay_command(&file, json),
+        Command::Play {
+            black,
+            white,
+            save,
+            start,
+        } => play::play_command(&black, &white, save.as_deref(), &start.position()?),
+        Command::Match {
+            spec_a,
+            spec_b,
+            games,
+            seed,
+            threads,
+            sprt,
+            json,
+        } => compete::match_command(
+            &spec_a,
+            &spec_b,
+            games,
+            seed,
+            threads.into(),
+            sprt.as_deref(),
+            json,
+        ),
+        Command::Tournament {
+            players,
+            games_per_pair,
+            threads,
+            out,
+            seed,
+            anchor,
+            json,
+        } => rank::tournament_command(
+            &players,
+            games_per_pair,
+            threads.into(),
+            &out,
+            seed,
+            anchor.as_deref(),
+            json,
+        ),
+        Command::Tune {
+            population,
+            generations,
+            games_per_eval,
+            depth,
+            seed,
+            threads,
+            out,
+            resume,
+        } => rank::tune_command(
+            &yolah_lab::tune::TuneSettings {
+                population: population as usize,
+                generations,
+                games_per_eval,
+                seed,
+                depth,
+            },
+            threads.into(),
+            &out,
+            resume,
+        ),
+        Command::Serve {
+            addr,
+            port,
+            players,
+        } => serve_command(addr, port, players),
+        Command::Selfplay {
+            player,
+            games,
+            seed,
+            threads,
+            out,
+        } => learn::selfplay_command(&player, games, seed, threads.into(), &out),
+        Command::Train {
+            data,
+            out,
+            epochs,
+            seed,
+            lambda,
+            no_symmetries,
+        } => learn::train_command(
+            &data,
+            &out,
+            learn::TrainOptions {
+                epochs: epochs as usize,
+                seed,
+                lambda,
+                symmetries: !no_symmetries,
+            },
+        ),
+        Command::Analyse {
+            start,
+            player,
+            json,
+        } => compete::analyse_command(&start.position()?, &player, json),
+    }
+}
+
+fn serve_command(addr: std::net::IpAddr, port: u16, players: Vec<String>) -> Result<String> {
+    let players = if players.is_empty() {
+        yolah_server::DEFAULT_PLAYERS
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    } else {
+        players
+    };
+    for p in &players {
+        yolah_players::from_spec(p)?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind((addr, port))
+            .await
+            .with_context(|| format!("cannot listen on {addr}:{port}"))?;
+        let local = listener.local_addr()?;
+        eprintln!("yolah: serving http://{local}/ (Ctrl-C to stop)");
+        yolah_server::serve(listener, players).await?;
+        Ok(String::new())
+    })
+}

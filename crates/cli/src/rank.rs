@@ -1,0 +1,175 @@
+//! Commands that rank and improve players: tournament, tune.
+
+use anyhow::{anyhow, bail, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::io::IsTerminal;
+use yolah_lab::tournament::{self, Settings, Store};
+use yolah_lab::tune::{self, Checkpoint, TuneSettings};
+use yolah_players::from_spec;
+
+/// A progress bar on stderr when it is a terminal; hidden otherwise.
+pub fn progress_bar(total: u64, unit: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+    if std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+    }
+    let template = format!("{{bar:30}} {{pos}}/{{len}} {unit} {{per_sec}} eta {{eta}} {{msg}}");
+    bar.set_style(ProgressStyle::with_template(&template).expect("a valid template"));
+    bar
+}
+
+pub fn tournament_command(
+    players: &[String],
+    games_per_pair: u64,
+    threads: usize,
+    out: &str,
+    seed: u64,
+    anchor: Option<&str>,
+    json: bool,
+) -> Result<String> {
+    for (i, p) in players.iter().enumerate() {
+        from_spec(p)?;
+        if players[..i].contains(p) {
+            bail!("player {p:?} is listed twice");
+        }
+    }
+    let anchor = match anchor {
+        None => 0,
+        Some(a) => players
+            .iter()
+            .position(|p| p == a)
+            .ok_or_else(|| anyhow!("--anchor {a:?} is not one of the --players"))?,
+    };
+    let settings = Settings {
+        players: players.to_vec(),
+        games_per_pair,
+        seed,
+    };
+    let store = Store::open(out, &settings)?;
+    for w in &store.warnings {
+        eprintln!("yolah: warning: {w}");
+    }
+    let total = tournament::pairs(players.len()).len() as u64 * games_per_pair;
+    let bar = progress_bar(total, "games");
+    let games = tournament::run(&settings, &store, threads, &|done, _| {
+        bar.set_position(done)
+    })?;
+    bar.finish_and_clear();
+    let (ratings, records) = tournament::standings(players.len(), &games, anchor);
+    let mut order: Vec<usize> = (0..players.len()).collect();
+    order.sort_by(|&a, &b| ratings[b].elo.total_cmp(&ratings[a].elo));
+    if json {
+        let table: Vec<_> = order
+            .iter()
+            .enumerate()
+            .map(|(rank, &i)| {
+                let r = &ratings[i];
+                json!({"rank": rank + 1, "player": players[i], "elo": r.elo, "ci95": r.ci95,
+                       "games": r.games, "points": r.points})
+            })
+            .collect();
+        let pairs: Vec<_> = records
+            .iter()
+            .map(|p| {
+                json!({"a": players[p.a], "b": players[p.b], "a_wins": p.a_wins, "draws": p.draws, "b_wins": p.b_wins})
+            })
+            .collect();
+        return Ok(format!(
+            "{}\n",
+            json!({"games": games.len(), "anchor": players[anchor], "ratings": table, "pairs": pairs})
+        ));
+    }
+    let width = players.iter().map(String::len).max().unwrap_or(6).max(6);
+    let mut text = format!(
+        "{:>4}  {:<width$}  {:>6}  {:>5}  {:>6}  {:>7}\n",
+        "rank", "player", "elo", "±95%", "games", "points"
+    );
+    for (rank, &i) in order.iter().enumerate() {
+        let r = &ratings[i];
+        text += &format!(
+            "{:>4}  {:<width$}  {:>+6.0}  {:>5.0}  {:>6}  {:>7.1}\n",
+            rank + 1,
+            players[i],
+            r.elo,
+            r.ci95,
+            r.games,
+            r.points
+        );
+    }
+    text += &format!(
+        "\n{} games; {} anchored at 0\n",
+        games.len(),
+        players[anchor]
+    );
+    for p in &records {
+        text += &format!(
+            "{} vs {}: +{} ={} -{}\n",
+            players[p.a], players[p.b], p.a_wins, p.draws, p.b_wins
+        );
+    }
+    Ok(text)
+}
+
+pub fn tune_command(
+    settings: &TuneSettings,
+    threads: usize,
+    out: &str,
+    resume: bool,
+) -> Result<String> {
+    let checkpoint_path = format!("{out}.checkpoint");
+    let resume_from = if resume {
+        let c = Checkpoint::load(&checkpoint_path).map_err(|e| anyhow!("--resume: {e}"))?;
+        eprintln!(
+            "resuming after generation {} of {}",
+            c.generation, settings.generations
+        );
+        Some(c)
+    } else {
+        None
+    };
+    let per_generation = settings.population as u64 * settings.games_per_eval;
+    let bar = progress_bar(per_generation, "games");
+    let progress = |generation: u32, done: u64| {
+        bar.set_message(format!("generation {generation}"));
+        bar.set_position(done);
+    };
+    let mut save = |c: &Checkpoint| -> std::io::Result<()> {
+        let s = c.history.last().expect("a finished generation");
+        bar.suspend(|| {
+            println!(
+                "generation {}/{}: best {:.3}, mean {:.3}, best weights {}",
+                s.generation,
+                settings.generations,
+                s.best,
+                s.mean,
+                serde_json::to_string(&s.best_weights).expect("serialises")
+            )
+        });
+        write_atomically(
+            &checkpoint_path,
+            &serde_json::to_string_pretty(c).expect("serialises"),
+        )?;
+        let (best, _) = c.best();
+        write_atomically(
+            out,
+            &(serde_json::to_string_pretty(&best).expect("serialises") + "\n"),
+        )
+    };
+    let end = tune::run(settings, resume_from, threads, &progress, &mut save)?;
+    bar.finish_and_clear();
+    let (best, fitness) = end.best();
+    Ok(format!(
+        "best weights (fitness {fitness:.3} against the hand-set weights) written to {out}:\n{}\n",
+        serde_json::to_string(&best).expect("serialises")
+    ))
+}
+
+/// Writes `path` through a temporary file and a rename, so a crash leaves
+/// either the old file or the new one.
+fn write_atomically(path: &str, text: &str) -> std::io::Result<()> {
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot write {path}: {e}")))
+}

@@ -1,0 +1,319 @@
+//! Games between players, matches, and the Elo arithmetic to read them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use yolah::rng::{game_seed, splitmix64};
+use yolah::{Color, Move, Position, Rng};
+use yolah_players::{from_spec, with_seed, Player, SpecError};
+
+/// Plays a game from `start` to its end; `on_move` sees each position and
+/// the move played in it. Returns the final position and the moves.
+pub fn play_game(
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    start: Position,
+    mut on_move: impl FnMut(&Position, Move),
+) -> (Position, Vec<Move>) {
+    let mut pos = start;
+    let mut moves = Vec::new();
+    while !pos.is_game_over() {
+        let player: &mut dyn Player = match pos.side_to_move() {
+            Color::Black => black,
+            Color::White => white,
+        };
+        let m = player.choose_move(&pos);
+        if let Err(e) = pos.check_move(m) {
+            panic!(
+                "player {:?} chose an illegal move {m} in {pos:?}: {e}",
+                player.spec()
+            );
+        }
+        on_move(&pos, m);
+        pos.play(m);
+        moves.push(m);
+    }
+    (pos, moves)
+}
+
+/// The opening of pair `pair` of a match seeded `seed`: `plies` uniformly
+/// random moves from the start (fewer if the game would end).
+pub fn random_opening(seed: u64, pair: u64, plies: u32) -> Vec<Move> {
+    let mut rng = Rng::for_game(seed ^ 0x6f70_656e_696e_6773, pair);
+    let mut pos = Position::START;
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let m = pos.random_move(&mut rng);
+        let mut next = pos;
+        next.play(m);
+        if next.is_game_over() {
+            break;
+        }
+        pos = next;
+        moves.push(m);
+    }
+    moves
+}
+
+/// One game of a match, from player A's point of view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchGame {
+    /// Index of the game in the match.
+    pub index: u64,
+    /// Whether A had Black.
+    pub a_is_black: bool,
+    /// The opening moves, then the players' moves.
+    pub moves: Vec<Move>,
+    /// The opening's length in plies.
+    pub opening_plies: usize,
+    /// A's points: 1 win, 0.5 draw, 0 loss.
+    pub a_points: f64,
+    /// Final scores (black, white).
+    pub scores: (u8, u8),
+}
+
+/// Plays game `index` of a match: pairs of games share an opening, and A has
+/// Black in even games. Each player gets its own seed from the match seed
+/// and the game index, so the game is the same on any thread.
+pub fn play_match_game(
+    spec_a: &str,
+    spec_b: &str,
+    seed: u64,
+    index: u64,
+) -> Result<MatchGame, SpecError> {
+    let game_seed = game_seed(seed, index);
+    let mut a = from_spec(&with_seed(spec_a, game_seed))?;
+    let mut b = from_spec(&with_seed(spec_b, splitmix64(game_seed)))?;
+    Ok(play_match_game_with(a.as_mut(), b.as_mut(), seed, index))
+}
+
+/// [`play_match_game`] between players already built (and seeded) by the
+/// caller: the opening of pair `index / 2` of the match seeded `seed`, A
+/// with Black in even games.
+pub fn play_match_game_with<'p>(
+    a: &'p mut dyn Player,
+    b: &'p mut dyn Player,
+    seed: u64,
+    index: u64,
+) -> MatchGame {
+    let opening = random_opening(seed, index / 2, 4);
+    let a_is_black = index.is_multiple_of(2);
+    let mut start = Position::START;
+    for &m in &opening {
+        start.play(m);
+    }
+    let (black, white) = if a_is_black { (a, b) } else { (b, a) };
+    let (end, played) = play_game(black, white, start, |_, _| {});
+    let a_color = if a_is_black {
+        Color::Black
+    } else {
+        Color::White
+    };
+    let mut moves = opening.clone();
+    moves.extend(played);
+    MatchGame {
+        index,
+        a_is_black,
+        moves,
+        opening_plies: opening.len(),
+        a_points: end.outcome().points(a_color),
+        scores: (end.score(Color::Black), end.score(Color::White)),
+    }
+}
+
+/// Plays games `0..games` over `threads` workers; results in game order.
+/// `progress` is called after each game with the number finished.
+pub fn run_match(
+    spec_a: &str,
+    spec_b: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<MatchGame>, SpecError> {
+    run_match_until(spec_a, spec_b, games, seed, threads, progress, &|_| false)
+}
+
+/// [`run_match`] that may stop early: `stop` sees A's points of the first
+/// `n` games for n = 1, 2, … in order, and the match ends at the first `n`
+/// where it answers true. Games are handed out in order, and only the
+/// finished prefix is judged, so the result does not depend on `threads`.
+pub fn run_match_until(
+    spec_a: &str,
+    spec_b: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+    stop: &(dyn Fn(&[f64]) -> bool + Sync),
+) -> Result<Vec<MatchGame>, SpecError> {
+    // Check both specs once, up front, for a clear error.
+    from_spec(spec_a)?;
+    from_spec(spec_b)?;
+    struct State {
+        results: Vec<Option<MatchGame>>,
+        points: Vec<f64>,
+        decided: Option<usize>,
+        error: Option<SpecError>,
+    }
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let state = Mutex::new(State {
+        results: vec![None; games as usize],
+        points: Vec::new(),
+        decided: None,
+        error: None,
+    });
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| loop {
+                {
+                    let st = state.lock().expect("no poisoned lock");
+                    if st.decided.is_some() || st.error.is_some() {
+                        return;
+                    }
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed) as u64;
+                if i >= games {
+                    return;
+                }
+                let game = play_match_game(spec_a, spec_b, seed, i);
+                let mut st = state.lock().expect("no poisoned lock");
+                match game {
+                    Ok(g) => st.results[i as usize] = Some(g),
+                    Err(e) => {
+                        st.error = Some(e);
+                        return;
+                    }
+                }
+                // Judge every newly finished prefix, shortest first.
+                while st.decided.is_none() {
+                    let n = st.points.len();
+                    let Some(p) = st
+                        .results
+                        .get(n)
+                        .and_then(|g| g.as_ref())
+                        .map(|g| g.a_points)
+                    else {
+                        break;
+                    };
+                    st.points.push(p);
+                    if stop(&st.points) {
+                        st.decided = Some(n + 1);
+                    }
+                }
+                drop(st);
+                progress(done.fetch_add(1, Ordering::Relaxed) as u64 + 1);
+            });
+        }
+    });
+    let st = state.into_inner().expect("workers have finished");
+    if let Some(e) = st.error {
+        return Err(e);
+    }
+    let keep = st.decided.unwrap_or(games as usize);
+    Ok(st.results.into_iter().take(keep).flatten().collect())
+}
+
+/// Win/draw/loss totals and the Elo difference they imply.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MatchSummary {
+    /// Games played.
+    pub games: u64,
+    /// Games A won.
+    pub a_wins: u64,
+    /// Games B won.
+    pub b_wins: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// A's points (wins + half the draws).
+    pub a_points: f64,
+    /// A's Elo advantage over B.
+    pub elo_diff: f64,
+    /// Half width of the 95% confidence interval of `elo_diff`.
+    pub elo_ci95: f64,
+}
+
+/// The Elo difference that makes `score` (0..1) the expected score.
+///
+/// ```
+/// let d = yolah_lab::games::elo_from_score(0.75);
+/// assert!((d - 190.85).abs() < 0.01);
+/// ```
+pub fn elo_from_score(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+impl MatchSummary {
+    /// Summarises A's points per game (each 0, 0.5 or 1).
+    pub fn from_points(points: &[f64]) -> MatchSummary {
+        let n = points.len() as u64;
+        let count = |v: f64| points.iter().filter(|&&p| p == v).count() as u64;
+        let total: f64 = points.iter().sum();
+        let (elo_diff, elo_ci95) = if n == 0 {
+            (0.0, f64::INFINITY)
+        } else {
+            let nf = n as f64;
+            let mean = total / nf;
+            // Keep the score inside (0, 1) so that a clean sweep still gives
+            // a finite (large) number.
+            let clamp = |p: f64| p.clamp(0.5 / nf, 1.0 - 0.5 / nf);
+            let mut var = points.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / nf;
+            if var == 0.0 {
+                // Every game ended the same way: no spread to measure, so take
+                // a coin's with the clamped score rather than claim certainty.
+                var = clamp(mean) * (1.0 - clamp(mean));
+            }
+            let se = (var / nf).sqrt();
+            let lo = elo_from_score(clamp(mean - 1.96 * se));
+            let hi = elo_from_score(clamp(mean + 1.96 * se));
+            (elo_from_score(clamp(mean)), (hi - lo) / 2.0)
+        };
+        MatchSummary {
+            games: n,
+            a_wins: count(1.0),
+            b_wins: count(0.0),
+            draws: count(0.5),
+            a_points: total,
+            elo_diff,
+            elo_ci95,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_worked_examples() {
+        assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
+        assert!(elo_from_score(0.5).abs() < 1e-9);
+        assert!((elo_from_score(0.25) + 190.85).abs() < 0.01);
+        let s = MatchSummary::from_points(&[1.0, 1.0, 1.0, 0.0]);
+        assert_eq!((s.a_wins, s.b_wins, s.draws, s.a_points), (3, 1, 0, 3.0));
+        assert!((s.elo_diff - 190.85).abs() < 0.01);
+        assert!(s.elo_ci95 > 100.0);
+        let sweep = MatchSummary::from_points(&[1.0; 10]);
+        assert!(sweep.elo_diff.is_finite() && sweep.elo_diff > 400.0);
+    }
+
+    #[test]
+    fn matches_are_deterministic_and_alternate_colours() {
+        let a = "mcts:iterations=200";
+        let b = "random";
+        let one = run_match(a, b, 6, 3, 1, &|_| {}).unwrap();
+        let two = run_match(a, b, 6, 3, 2, &|_| {}).unwrap();
+        assert_eq!(one, two);
+        assert_eq!(one.len(), 6);
+        assert!(one[0].a_is_black && !one[1].a_is_black);
+        assert_eq!(
+            one[0].moves[..one[0].opening_plies],
+            one[1].moves[..one[1].opening_plies]
+        );
+        assert!(run_match("nope", b, 2, 0, 1, &|_| {}).is_err());
+        // Stopping early keeps exactly the judged prefix, on any thread count.
+        let stop = |p: &[f64]| p.len() == 3;
+        let early = run_match_until(a, b, 6, 3, 2, &|_| {}, &stop).unwrap();
+        assert_eq!(early, one[..3]);
+    }
+}

@@ -1,0 +1,35 @@
+//! # yolah-lab
+//!
+//! Experiments with Yolah players, built on `yolah` (the rules) and
+//! `yolah-players` (the players):
+//!
+//! * [`games`]: games between players, matches with paired openings, Elo
+//!   from a match;
+//! * [`ratings`]: maximum-likelihood Elo with intervals, and the SPRT;
+//! * [`tournament`]: round robins kept in a resumable JSONL file;
+//! * [`tune`]: the genetic algorithm for the alpha-beta weights;
+//! * [`selfplay`]: self-play positions for training, and their file format;
+//! * `train` (feature `train`, with candle): fitting the network.
+//!
+//! Every run follows from a seed: game *i* of a run seeded *s* is seeded by
+//! [`yolah::rng::game_seed`]`(s, i)`, so results do not depend on the number
+//! of threads.
+//!
+//! ```
+//! use yolah_lab::games::{run_match, MatchSummary};
+//!
+//! let games = run_match("mcts:iterations=300", "random", 4, 1, 2, &|_| {}).unwrap();
+//! let summary = MatchSummary::from_points(&games.iter().map(|g| g.a_points).collect::<Vec<_>>());
+//! assert_eq!(summary.games, 4);
+//! ```
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod games;
+mod parallel;
+pub mod ratings;
+pub mod selfplay;
+pub mod tournament;
+#[cfg(feature = "train")]
+pub mod train;
+pub mod tune;

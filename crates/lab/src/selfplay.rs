@@ -1,0 +1,357 @@
+//! Training positions: the file format and self-play that writes it.
+//!
+//! A file is the 8 bytes `YOLAHPOS` and then 32-byte records, little endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0..8 | black pieces (bitboard, bit 0 = a1) |
+//! | 8..16 | white pieces |
+//! | 16..24 | holes |
+//! | 24 | black score |
+//! | 25 | white score |
+//! | 26..28 | ply (`u16`; the side to move is Black on even plies) |
+//! | 28..30 | search score for the side to move (`i16`, centipoints; a Monte Carlo win rate is converted, see [`Score::centipoints`]) |
+//! | 30 | final result for the side to move (`i8`: 1 win, 0 draw, -1 loss) |
+//! | 31 | 0 |
+
+use crate::games::random_opening;
+use std::fmt;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use yolah::rng::{game_seed, splitmix64};
+use yolah::{Bitboard, Color, Position};
+use yolah_players::{from_spec, with_seed, Score, SpecError};
+
+const MAGIC: &[u8; 8] = b"YOLAHPOS";
+/// Bytes per record.
+pub const RECORD_BYTES: usize = 32;
+/// The largest training file [`read`] takes: 2^25 positions (1 GiB), more
+/// than a 2-core machine trains on in a day.
+pub const MAX_DATA_BYTES: u64 = 1 << 30;
+
+/// Why self-play cannot run, or a training file cannot be written or read.
+#[derive(Debug)]
+pub enum DataError {
+    /// A player spec is bad.
+    Spec(SpecError),
+    /// The player gives no score to learn from.
+    NoScore {
+        /// The player's spec.
+        spec: String,
+    },
+    /// Opening, reading or writing the file failed.
+    Io {
+        /// What was being done: `read` or `write`.
+        action: &'static str,
+        /// The file.
+        path: String,
+        /// What the operating system said.
+        error: std::io::Error,
+    },
+    /// The file does not start with `YOLAHPOS`.
+    NotTrainingFile {
+        /// The file.
+        path: String,
+    },
+    /// The file holds more than [`MAX_DATA_BYTES`].
+    TooLarge {
+        /// The file.
+        path: String,
+    },
+    /// The file ends inside a record.
+    Truncated {
+        /// The file.
+        path: String,
+        /// Its size.
+        bytes: u64,
+    },
+    /// A record does not hold a position and result.
+    BadRecord {
+        /// The file.
+        path: String,
+        /// 1-based record number.
+        record: u64,
+        /// What is wrong with it.
+        problem: String,
+    },
+}
+
+impl fmt::Display for DataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataError::Spec(e) => write!(f, "{e}"),
+            DataError::NoScore { spec } => write!(
+                f,
+                "{spec:?} gives no score to learn from: self-play needs a player that values \
+                 positions (alphabeta, nn, mcts, mc)"
+            ),
+            DataError::Io {
+                action,
+                path,
+                error,
+            } => write!(f, "cannot {action} {path}: {error}"),
+            DataError::NotTrainingFile { path } => {
+                write!(
+                    f,
+                    "{path} is not a training file (it must start with YOLAHPOS)"
+                )
+            }
+            DataError::TooLarge { path } => write!(
+                f,
+                "{path} is larger than {} GiB; split it into several files",
+                MAX_DATA_BYTES >> 30
+            ),
+            DataError::Truncated { path, bytes } => write!(
+                f,
+                "{path}: {bytes} bytes is not a whole number of 32-byte records"
+            ),
+            DataError::BadRecord {
+                path,
+                record,
+                problem,
+            } => write!(f, "{path}: record {record}: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for DataError {}
+
+/// One training position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// The position.
+    pub pos: Position,
+    /// The searching player's score for the side to move, in centipoints.
+    pub score: i16,
+    /// How the game ended for the side to move: 1, 0 or -1.
+    pub result: i8,
+}
+
+impl Sample {
+    fn to_bytes(self) -> [u8; RECORD_BYTES] {
+        let mut b = [0u8; RECORD_BYTES];
+        b[0..8].copy_from_slice(&self.pos.pieces(Color::Black).0.to_le_bytes());
+        b[8..16].copy_from_slice(&self.pos.pieces(Color::White).0.to_le_bytes());
+        b[16..24].copy_from_slice(&self.pos.holes().0.to_le_bytes());
+        b[24] = self.pos.score(Color::Black);
+        b[25] = self.pos.score(Color::White);
+        b[26..28].copy_from_slice(&self.pos.ply().to_le_bytes());
+        b[28..30].copy_from_slice(&self.score.to_le_bytes());
+        b[30] = self.result as u8;
+        b
+    }
+
+    /// The record's sample, or what is wrong with it.
+    fn from_bytes(b: &[u8]) -> Result<Sample, String> {
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
+        let pos = Position::from_parts(
+            Bitboard(u64_at(0)),
+            Bitboard(u64_at(8)),
+            Bitboard(u64_at(16)),
+            b[24],
+            b[25],
+            u16::from_le_bytes([b[26], b[27]]),
+        )
+        .map_err(|e| e.to_string())?;
+        let result = b[30] as i8;
+        if !(-1..=1).contains(&result) {
+            return Err(format!("result {result} is not -1, 0 or 1"));
+        }
+        Ok(Sample {
+            pos,
+            score: i16::from_le_bytes([b[28], b[29]]),
+            result,
+        })
+    }
+}
+
+/// Writes samples in the file format.
+pub fn write(path: &str, samples: &[Sample]) -> Result<(), DataError> {
+    let io = |error| DataError::Io {
+        action: "write",
+        path: path.to_string(),
+        error,
+    };
+    let mut out = BufWriter::new(File::create(path).map_err(io)?);
+    out.write_all(MAGIC).map_err(io)?;
+    for s in samples {
+        out.write_all(&s.to_bytes()).map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
+/// Reads a training file, record by record, checking every one.
+pub fn read(path: &str) -> Result<Vec<Sample>, DataError> {
+    let io = |error| DataError::Io {
+        action: "read",
+        path: path.to_string(),
+        error,
+    };
+    let mut input = BufReader::new(File::open(path).map_err(io)?).take(MAX_DATA_BYTES + 1);
+    let mut magic = [0u8; 8];
+    let mut got = 0;
+    while got < magic.len() {
+        match input.read(&mut magic[got..]).map_err(io)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    if got < magic.len() || &magic != MAGIC {
+        return Err(DataError::NotTrainingFile {
+            path: path.to_string(),
+        });
+    }
+    let mut samples = Vec::new();
+    let mut record = [0u8; RECORD_BYTES];
+    let mut bytes = magic.len() as u64;
+    loop {
+        let mut filled = 0;
+        while filled < RECORD_BYTES {
+            match input.read(&mut record[filled..]).map_err(io)? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        bytes += filled as u64;
+        if bytes > MAX_DATA_BYTES {
+            return Err(DataError::TooLarge {
+                path: path.to_string(),
+            });
+        }
+        match filled {
+            0 => return Ok(samples),
+            RECORD_BYTES => {}
+            _ => {
+                return Err(DataError::Truncated {
+                    path: path.to_string(),
+                    bytes,
+                })
+            }
+        }
+        let sample = Sample::from_bytes(&record).map_err(|problem| DataError::BadRecord {
+            path: path.to_string(),
+            record: samples.len() as u64 + 1,
+            problem,
+        })?;
+        samples.push(sample);
+    }
+}
+
+/// Plays game `index` of a self-play run with `spec` on both sides (after a
+/// random opening of 6 plies) and returns its positions: every position
+/// where the side to move had a real choice, with the search score in
+/// centipoints ([`Score::centipoints`] converts a Monte Carlo win rate on
+/// the scale the network is trained on).
+pub fn selfplay_game(spec: &str, seed: u64, index: u64) -> Result<Vec<Sample>, DataError> {
+    let game_seed = game_seed(seed, index);
+    let mut black = from_spec(&with_seed(spec, game_seed)).map_err(DataError::Spec)?;
+    let mut white = from_spec(&with_seed(spec, splitmix64(game_seed))).map_err(DataError::Spec)?;
+    let mut start = Position::START;
+    for m in random_opening(seed, index, 6) {
+        start.play(m);
+    }
+    let mut seen: Vec<(Position, i16)> = Vec::new();
+    let mut pos = start;
+    while !pos.is_game_over() {
+        let player = match pos.side_to_move() {
+            Color::Black => black.as_mut(),
+            Color::White => white.as_mut(),
+        };
+        let a = player.analyse(&pos);
+        if pos.legal_move_count() > 1 {
+            let centipoints = match a.score {
+                Score::Unknown => {
+                    return Err(DataError::NoScore {
+                        spec: spec.to_string(),
+                    })
+                }
+                score => score.centipoints().unwrap_or(0),
+            };
+            seen.push((pos, centipoints.clamp(-30_000, 30_000) as i16));
+        }
+        if let Err(e) = pos.try_play(a.best_move) {
+            panic!(
+                "{spec} chose an illegal move {} in {pos:?}: {e}",
+                a.best_move
+            );
+        }
+    }
+    let outcome = pos.outcome();
+    Ok(seen
+        .into_iter()
+        .map(|(pos, score)| Sample {
+            pos,
+            score,
+            result: outcome.sign(pos.side_to_move()),
+        })
+        .collect())
+}
+
+/// Self-play of `games` games over `threads` workers; samples in game order,
+/// whatever the number of threads.
+pub fn selfplay(
+    spec: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Sample>, DataError> {
+    from_spec(spec).map_err(DataError::Spec)?;
+    let games = crate::parallel::map_indexed(
+        games as usize,
+        threads,
+        |i| selfplay_game(spec, seed, i as u64),
+        progress,
+    )?;
+    Ok(games.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selfplay_round_trips_through_the_file_and_is_deterministic() {
+        let a = selfplay("alphabeta:depth=1", 4, 3, 2, &|_| {}).unwrap();
+        assert_eq!(a, selfplay("alphabeta:depth=1", 4, 3, 1, &|_| {}).unwrap());
+        assert!(a.len() > 40);
+        assert!(a.iter().all(|s| (-1..=1).contains(&s.result)));
+        let path = std::env::temp_dir().join(format!("yolah-pos-{}.bin", std::process::id()));
+        let path = path.to_str().unwrap();
+        write(path, &a).unwrap();
+        assert_eq!(read(path).unwrap(), a);
+        std::fs::write(path, b"YOLAHPOS1234").unwrap();
+        assert!(read(path).unwrap_err().to_string().contains("whole number"));
+        std::fs::write(path, b"nonsense").unwrap();
+        assert!(read(path)
+            .unwrap_err()
+            .to_string()
+            .contains("not a training file"));
+        let mut bad = b"YOLAHPOS".to_vec();
+        bad.extend([0xff; RECORD_BYTES]);
+        std::fs::write(path, bad).unwrap();
+        let e = read(path).unwrap_err().to_string();
+        assert!(e.contains("record 1: bad position"), "{e}");
+        assert!(read("/dev/zero")
+            .unwrap_err()
+            .to_string()
+            .contains("not a training file"));
+    }
+
+    #[test]
+    fn monte_carlo_win_rates_become_centipoints_and_random_is_refused() {
+        // mcts reports win rates; the file must hold them as centipoints on
+        // the training scale, not as 0 or 1.
+        let samples = selfplay("mcts:iterations=300", 2, 1, 1, &|_| {}).unwrap();
+        let spread = samples.iter().filter(|s| s.score.abs() > 1).count();
+        assert!(spread * 2 > samples.len(), "most scores are real values");
+        for s in &samples {
+            let p = yolah_players::score::expected_result(f64::from(s.score));
+            assert!((0.0..=1.0).contains(&p));
+        }
+        let e = selfplay("random", 1, 1, 1, &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("gives no score to learn from"), "{e}");
+    }
+}

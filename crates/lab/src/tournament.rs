@@ -1,0 +1,402 @@
+//! Round-robin tournaments kept in a JSONL file that survives crashes.
+//!
+//! The file starts with a header line naming the players and settings, then
+//! one line per finished game, appended and flushed as soon as the game ends.
+//! Opening the file again resumes: finished games are not replayed, a
+//! half-written last line (a crash in the middle of a write) is cut off with a
+//! warning, and a file written for other players or settings is refused.
+
+use crate::games::play_match_game;
+use crate::ratings::{rate, GameResult, Rating};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::sync::Mutex;
+use yolah::rng::game_seed;
+use yolah::{Move, Outcome};
+use yolah_players::SpecError;
+
+/// The longest line a tournament file may hold: a game line is a few hundred
+/// bytes, so anything longer is not a tournament file.
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// Why a tournament cannot be read, written or played.
+#[derive(Debug)]
+pub enum TournamentError {
+    /// The file cannot be opened, read, written or cut.
+    Io {
+        /// What was being done: `read`, `open`, `write`, `cut the half-written line off`.
+        action: &'static str,
+        /// The file.
+        path: String,
+        /// What the operating system said.
+        error: std::io::Error,
+    },
+    /// A line of the file is not what it should be.
+    Line {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The file records another tournament.
+    OtherSettings {
+        /// The file.
+        path: String,
+        /// The settings in its header.
+        found: Settings,
+    },
+    /// A player spec is bad.
+    Spec(SpecError),
+}
+
+impl fmt::Display for TournamentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TournamentError::Io {
+                action,
+                path,
+                error,
+            } => write!(f, "cannot {action} {path}: {error}"),
+            TournamentError::Line {
+                path,
+                line,
+                problem,
+            } => write!(f, "{path}:{line}: {problem}"),
+            TournamentError::OtherSettings { path, found } => write!(
+                f,
+                "{path} belongs to another tournament (players {:?}, {} games per pair, seed {}); \
+                 use another --out file or the same settings",
+                found.players, found.games_per_pair, found.seed
+            ),
+            TournamentError::Spec(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for TournamentError {}
+
+/// What a tournament is: its players and settings, as the header records.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// Player specs, in order.
+    pub players: Vec<String>,
+    /// Games each pair plays.
+    pub games_per_pair: u64,
+    /// Seed of openings and players.
+    pub seed: u64,
+}
+
+/// One finished game, one JSONL line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameLine {
+    /// Indices of the two players, `a` first.
+    pub pair: (usize, usize),
+    /// Index of the game within the pair.
+    pub game: u64,
+    /// Spec of the black player.
+    pub black: String,
+    /// Spec of the white player.
+    pub white: String,
+    /// Whether player `a` had Black.
+    pub a_is_black: bool,
+    /// The shared random opening.
+    pub opening: Vec<String>,
+    /// The moves after the opening.
+    pub moves: Vec<String>,
+    /// Final scores.
+    pub black_score: u8,
+    /// Final scores.
+    pub white_score: u8,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: String,
+    /// Player `a`'s points.
+    pub a_points: f64,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+enum Line {
+    Header(Settings),
+    Game(GameLine),
+}
+
+/// A tournament file opened for appending.
+pub struct Store {
+    file: Mutex<File>,
+    path: String,
+    /// The games already in the file.
+    pub games: Vec<GameLine>,
+    /// Things worth telling the user (a cut-off last line, duplicates).
+    pub warnings: Vec<String>,
+}
+
+impl Store {
+    /// Opens (or creates) the tournament file at `path` for `settings`,
+    /// reading it line by line (no line may exceed [`MAX_LINE_BYTES`]).
+    pub fn open(path: &str, settings: &Settings) -> Result<Store, TournamentError> {
+        let io = |action| {
+            move |error| TournamentError::Io {
+                action,
+                path: path.to_string(),
+                error,
+            }
+        };
+        let line_error = |line: usize, problem: String| TournamentError::Line {
+            path: path.to_string(),
+            line,
+            problem,
+        };
+        let mut warnings = Vec::new();
+        let mut games = Vec::new();
+        let mut seen = BTreeSet::new();
+        // Bytes of whole lines: everything after the last newline is a write
+        // that a crash cut short, and is cut off before appending.
+        let mut complete = 0u64;
+        let mut partial = 0usize;
+        match File::open(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("read")(e)),
+            Ok(file) => {
+                let mut reader = BufReader::new(file);
+                let mut buf = Vec::new();
+                for i in 0.. {
+                    buf.clear();
+                    let n = (&mut reader)
+                        .take(MAX_LINE_BYTES as u64 + 1)
+                        .read_until(b'\n', &mut buf)
+                        .map_err(io("read"))?;
+                    if n == 0 {
+                        break;
+                    }
+                    if buf.last() != Some(&b'\n') {
+                        if n > MAX_LINE_BYTES {
+                            return Err(line_error(
+                                i + 1,
+                                format!("line longer than {MAX_LINE_BYTES} bytes: not a tournament file"),
+                            ));
+                        }
+                        // Shorter than the limit and no newline: the end of the file.
+                        partial = n;
+                        break;
+                    }
+                    complete += n as u64;
+                    let text = std::str::from_utf8(&buf).map_err(|_| {
+                        line_error(i + 1, "not UTF-8: not a tournament file".into())
+                    })?;
+                    let parsed: Line = serde_json::from_str(text)
+                        .map_err(|e| line_error(i + 1, format!("not a tournament line: {e}")))?;
+                    match (i, parsed) {
+                        (0, Line::Header(found)) => {
+                            if &found != settings {
+                                return Err(TournamentError::OtherSettings {
+                                    path: path.to_string(),
+                                    found,
+                                });
+                            }
+                        }
+                        (0, Line::Game(_)) | (_, Line::Header(_)) => {
+                            return Err(line_error(
+                                i + 1,
+                                "the header must be the first line, and only it".into(),
+                            ))
+                        }
+                        (_, Line::Game(g)) => {
+                            let (a, b) = g.pair;
+                            let k = settings.players.len();
+                            if a >= k || b >= k || a >= b || g.game >= settings.games_per_pair {
+                                return Err(line_error(
+                                    i + 1,
+                                    format!(
+                                        "game {:?}/{} is not in this tournament",
+                                        g.pair, g.game
+                                    ),
+                                ));
+                            }
+                            if seen.insert((g.pair, g.game)) {
+                                games.push(g);
+                            } else {
+                                warnings.push(format!(
+                                    "{path}:{}: game {:?}/{} is there twice; counted once",
+                                    i + 1,
+                                    g.pair,
+                                    g.game
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if partial > 0 {
+            warnings.push(format!(
+                "{path}: ignoring a half-written last line ({partial} bytes)"
+            ));
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io("open"))?;
+        if partial > 0 {
+            file.set_len(complete)
+                .map_err(io("cut the half-written line off"))?;
+        }
+        if complete == 0 {
+            let header =
+                serde_json::to_string(&Line::Header(settings.clone())).expect("serialises");
+            file.write_all(format!("{header}\n").as_bytes())
+                .and_then(|()| file.flush())
+                .map_err(io("write"))?;
+        }
+        Ok(Store {
+            file: Mutex::new(file),
+            path: path.to_string(),
+            games,
+            warnings,
+        })
+    }
+
+    /// Appends one game as a single write of one whole line, and flushes it.
+    pub fn append(&self, game: &GameLine) -> Result<(), TournamentError> {
+        let line = serde_json::to_string(&Line::Game(game.clone())).expect("serialises") + "\n";
+        // A writer that panicked mid-append cannot have left half a line in
+        // the file's buffer (every write is whole and flushed), so the lock
+        // is still good.
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|error| TournamentError::Io {
+                action: "append to",
+                path: self.path.clone(),
+                error,
+            })
+    }
+}
+
+/// The pairs of a round robin: (i, j) with i < j, in order.
+pub fn pairs(players: usize) -> Vec<(usize, usize)> {
+    (0..players)
+        .flat_map(|i| (i + 1..players).map(move |j| (i, j)))
+        .collect()
+}
+
+/// Plays game `game` of pair `pair` (index `pair_index` among the pairs).
+pub fn play(
+    settings: &Settings,
+    pair_index: usize,
+    pair: (usize, usize),
+    game: u64,
+) -> Result<GameLine, TournamentError> {
+    let seed = game_seed(settings.seed, pair_index as u64 + 1);
+    let (a, b) = (&settings.players[pair.0], &settings.players[pair.1]);
+    let g = play_match_game(a, b, seed, game).map_err(TournamentError::Spec)?;
+    let text = |ms: &[Move]| ms.iter().map(|m| m.to_string()).collect::<Vec<_>>();
+    let (black, white) = if g.a_is_black { (a, b) } else { (b, a) };
+    Ok(GameLine {
+        pair,
+        game,
+        black: black.clone(),
+        white: white.clone(),
+        a_is_black: g.a_is_black,
+        opening: text(&g.moves[..g.opening_plies]),
+        moves: text(&g.moves[g.opening_plies..]),
+        black_score: g.scores.0,
+        white_score: g.scores.1,
+        result: Outcome::from_scores(g.scores.0, g.scores.1)
+            .notation()
+            .into(),
+        a_points: g.a_points,
+    })
+}
+
+/// Plays every game not yet in `store` over `threads` workers, appending
+/// each as it ends; `progress` gets (done, total) after each game.
+pub fn run(
+    settings: &Settings,
+    store: &Store,
+    threads: usize,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<Vec<GameLine>, TournamentError> {
+    let done: BTreeSet<((usize, usize), u64)> =
+        store.games.iter().map(|g| (g.pair, g.game)).collect();
+    let todo: Vec<(usize, (usize, usize), u64)> = pairs(settings.players.len())
+        .into_iter()
+        .enumerate()
+        .flat_map(|(k, p)| (0..settings.games_per_pair).map(move |g| (k, p, g)))
+        .filter(|&(_, p, g)| !done.contains(&(p, g)))
+        .collect();
+    let total = (pairs(settings.players.len()).len() as u64) * settings.games_per_pair;
+    let already = store.games.len() as u64;
+    progress(already, total);
+    let new_games = crate::parallel::map_indexed(
+        todo.len(),
+        threads,
+        |t| {
+            let (k, pair, game) = todo[t];
+            let line = play(settings, k, pair, game)?;
+            store.append(&line)?;
+            Ok::<_, TournamentError>(line)
+        },
+        &|done| progress(already + done, total),
+    )?;
+    let mut all = store.games.clone();
+    all.extend(new_games);
+    all.sort_by_key(|g| (g.pair, g.game));
+    Ok(all)
+}
+
+/// A pair's results, from the first player's side.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PairRecord {
+    /// First player (index).
+    pub a: usize,
+    /// Second player (index).
+    pub b: usize,
+    /// Wins of `a`.
+    pub a_wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Wins of `b`.
+    pub b_wins: u64,
+}
+
+/// Ratings (anchored at `anchor`) and per-pair records of finished games.
+pub fn standings(
+    players: usize,
+    games: &[GameLine],
+    anchor: usize,
+) -> (Vec<Rating>, Vec<PairRecord>) {
+    let results: Vec<GameResult> = games
+        .iter()
+        .map(|g| GameResult {
+            a: g.pair.0,
+            b: g.pair.1,
+            points: g.a_points,
+        })
+        .collect();
+    let ratings = rate(players, &results, anchor);
+    let records = pairs(players)
+        .into_iter()
+        .map(|(a, b)| {
+            let of = |v: f64| {
+                games
+                    .iter()
+                    .filter(|g| g.pair == (a, b) && g.a_points == v)
+                    .count() as u64
+            };
+            PairRecord {
+                a,
+                b,
+                a_wins: of(1.0),
+                draws: of(0.5),
+                b_wins: of(0.0),
+            }
+        })
+        .collect();
+    (ratings, records)
+}

@@ -1,0 +1,109 @@
+//! Tournaments resume exactly: a crash (a truncated file) loses only the
+//! unfinished line, and the totals equal those of an uninterrupted run.
+
+use yolah_lab::tournament::{run, standings, Settings, Store, MAX_LINE_BYTES};
+
+fn settings() -> Settings {
+    Settings {
+        players: vec![
+            "random".into(),
+            "mc:playouts=200".into(),
+            "alphabeta:depth=1".into(),
+        ],
+        games_per_pair: 4,
+        seed: 5,
+    }
+}
+
+fn temp(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("yolah-tournament-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path.to_string_lossy().into_owned()
+}
+
+fn play_all(path: &str) -> Vec<yolah_lab::tournament::GameLine> {
+    let s = settings();
+    let store = Store::open(path, &s).unwrap();
+    run(&s, &store, 2, &|_, _| {}).unwrap()
+}
+
+#[test]
+fn resume_after_a_crash_gives_the_same_totals() {
+    let s = settings();
+    let whole = temp("whole.jsonl");
+    let full = play_all(&whole);
+    assert_eq!(full.len(), 12);
+    let text = std::fs::read_to_string(&whole).unwrap();
+    assert_eq!(text.lines().count(), 13, "a header and one line per game");
+
+    // Running again plays nothing more.
+    assert_eq!(play_all(&whole), full);
+    assert_eq!(std::fs::read_to_string(&whole).unwrap(), text);
+
+    // A crash in the middle of writing game 6: five whole games and half a line.
+    let crashed = temp("crashed.jsonl");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let mut cut: String = lines[..6].concat();
+    cut.push_str(&lines[6][..lines[6].len() / 2]);
+    std::fs::write(&crashed, &cut).unwrap();
+    let store = Store::open(&crashed, &s).unwrap();
+    assert_eq!(store.games.len(), 5);
+    assert!(
+        store.warnings[0].contains("half-written"),
+        "{:?}",
+        store.warnings
+    );
+    let resumed = run(&s, &store, 2, &|_, _| {}).unwrap();
+    assert_eq!(resumed, full, "the same games, each once");
+    let (r1, p1) = standings(3, &full, 0);
+    let (r2, p2) = standings(3, &resumed, 0);
+    assert_eq!((r1, p1), (r2, p2));
+    // The file now holds every game exactly once, all lines whole.
+    let after = std::fs::read_to_string(&crashed).unwrap();
+    assert_eq!(after.lines().count(), 13);
+    assert!(after.ends_with('\n'));
+}
+
+#[test]
+fn duplicates_count_once_and_other_tournaments_are_refused() {
+    let path = temp("dup.jsonl");
+    play_all(&path);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let dup = text.lines().nth(3).unwrap().to_string() + "\n";
+    std::fs::write(&path, text.clone() + &dup).unwrap();
+    let store = Store::open(&path, &settings()).unwrap();
+    assert_eq!(store.games.len(), 12);
+    assert!(store.warnings.iter().any(|w| w.contains("twice")));
+
+    let other = Settings {
+        games_per_pair: 6,
+        ..settings()
+    };
+    let err = Store::open(&path, &other).err().unwrap().to_string();
+    assert!(err.contains("belongs to another tournament"), "{err}");
+    std::fs::write(&path, "not json\n").unwrap();
+    let err = Store::open(&path, &settings()).err().unwrap().to_string();
+    assert!(err.contains(":1: not a tournament line"), "{err}");
+}
+
+#[test]
+fn files_that_are_not_tournaments_fail_at_once() {
+    // An endless file: refused after one over-long line, not read to the end.
+    let err = Store::open("/dev/zero", &settings())
+        .err()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        err,
+        format!("/dev/zero:1: line longer than {MAX_LINE_BYTES} bytes: not a tournament file")
+    );
+    let path = temp("binary.jsonl");
+    std::fs::write(&path, [0xffu8, 0xfe, b'\n']).unwrap();
+    let err = Store::open(&path, &settings()).err().unwrap().to_string();
+    assert!(
+        err.ends_with(":1: not UTF-8: not a tournament file"),
+        "{err}"
+    );
+}

@@ -1,0 +1,94 @@
+//! # yolah-players
+//!
+//! Computer players for Yolah behind one trait, [`Player`], each built from
+//! a spec string `NAME[:key=value,…]` by [`from_spec`].
+//!
+//! | name        | plays                                   | budget keys                     |
+//! |-------------|-----------------------------------------|---------------------------------|
+//! | `random`    | a uniform random legal move             |                                 |
+//! | `mc`        | flat Monte Carlo, best mean playout     | `playouts=`, `time=`            |
+//! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`, `eval=` |
+//! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `weights=` |
+//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `net=`     |
+//!
+//! Every player takes `seed=`; with a count budget (playouts, iterations,
+//! depth, nodes) the same seed plays the same game. Times are written `100ms`,
+//! `2s` or `1.5s`.
+//!
+//! ```
+//! use yolah::Position;
+//! use yolah_players::from_spec;
+//!
+//! let mut player = from_spec("mcts:iterations=2000,seed=1").unwrap();
+//! let m = player.choose_move(&Position::START);
+//! assert!(Position::START.legal_moves().contains(m));
+//! let typo = from_spec("mcts:iteratoins=5").err().unwrap();
+//! assert!(typo.to_string().contains("iteratoins"));
+//! ```
+//!
+//! Layers inside the crate point one way: [`score`] and [`eval`] (what a
+//! position is worth) below [`nn`] (a network that is an [`eval::Evaluator`])
+//! below the searches ([`alphabeta`], [`mcts`], [`mc`], [`random`]).
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod alphabeta;
+mod budget;
+pub mod eval;
+pub mod mc;
+pub mod mcts;
+pub mod nn;
+pub mod random;
+pub mod score;
+mod spec;
+
+pub use budget::Budget;
+pub(crate) use budget::Clock;
+pub use score::Score;
+pub(crate) use spec::Spec;
+pub use spec::{from_spec, parse_duration, with_seed, SpecError, PLAYER_NAMES};
+
+use yolah::{Move, Position};
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// The move to play.
+    pub best_move: Move,
+    /// The player's value of the position for the side to move.
+    pub score: Score,
+    /// Depth reached (alpha-beta).
+    pub depth: Option<u32>,
+    /// Iterations or playouts run (Monte Carlo players).
+    pub iterations: Option<u64>,
+    /// Positions visited.
+    pub nodes: u64,
+    /// Wall time of the search.
+    pub seconds: f64,
+    /// The expected line, best move first.
+    pub pv: Vec<Move>,
+}
+
+/// A computer player.
+pub trait Player: Send {
+    /// The spec this player was built from.
+    fn spec(&self) -> &str;
+
+    /// Searches `pos` within the player's budget.
+    fn analyse(&mut self, pos: &Position) -> Analysis;
+
+    /// The move to play in `pos`.
+    fn choose_move(&mut self, pos: &Position) -> Move {
+        self.analyse(pos).best_move
+    }
+
+    /// Forgets everything from earlier games (trees, tables, statistics),
+    /// keeping the seed's sequence going.
+    fn new_game(&mut self) {}
+}
+
+/// The README's Rust examples (the engine's and the players'), run as
+/// doctests here, the lowest crate that has both.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,105 @@
+//! Flat Monte Carlo: random playouts after each legal move, best mean wins.
+
+use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError};
+use yolah::playout::Playout;
+use yolah::{Color, Move, Position, Rng};
+
+/// Plays `pos` out with random moves and returns `color`'s points: 1 win,
+/// ½ draw, 0 loss.
+#[inline]
+pub(crate) fn playout(pos: &Position, color: Color, rng: &mut Rng) -> f64 {
+    let mut game = Playout::new(*pos);
+    while game.step(rng).is_some() {}
+    game.position().outcome().points(color)
+}
+
+/// Flat Monte Carlo player.
+pub struct MonteCarlo {
+    spec: String,
+    budget: Budget,
+    rng: Rng,
+}
+
+impl MonteCarlo {
+    /// A player running `budget` playouts (spread over the moves) or time.
+    pub fn new(budget: Budget, seed: u64) -> MonteCarlo {
+        MonteCarlo {
+            spec: "mc".into(),
+            budget,
+            rng: Rng::new(seed),
+        }
+    }
+
+    pub(crate) fn from_spec(spec: &Spec) -> Result<MonteCarlo, SpecError> {
+        spec.allow(&["playouts", "time", "seed"])?;
+        let budget = spec.budget("playouts", Budget::Count(20_000))?;
+        let mut player = MonteCarlo::new(budget, spec.seed()?);
+        player.spec = spec.text.to_string();
+        Ok(player)
+    }
+}
+
+impl Player for MonteCarlo {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn analyse(&mut self, pos: &Position) -> Analysis {
+        let clock = Clock::start(self.budget);
+        let me = pos.side_to_move();
+        let moves = pos.legal_moves();
+        let children: Vec<(Move, Position)> = moves
+            .iter()
+            .map(|&m| {
+                let mut child = *pos;
+                child.play(m);
+                (m, child)
+            })
+            .collect();
+        let mut totals = vec![0.0f64; children.len()];
+        let mut runs = 0u64;
+        let mut rounds = 0u64;
+        // Round robin over the moves, so every move has as many playouts
+        // whenever the budget stops the search.
+        if children.len() > 1 {
+            'search: loop {
+                for (total, (_, child)) in totals.iter_mut().zip(&children) {
+                    let done = match self.budget {
+                        Budget::Count(n) => runs >= n,
+                        Budget::Time(_) | Budget::Depth(_) => {
+                            runs.is_multiple_of(64) && clock.expired() && rounds > 0
+                        }
+                    };
+                    if done {
+                        break 'search;
+                    }
+                    *total += playout(child, me, &mut self.rng);
+                    runs += 1;
+                }
+                rounds += 1;
+            }
+        }
+        let (best, mean) = totals
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let n = rounds + u64::from((i as u64) < runs % children.len() as u64);
+                (i, t / n.max(1) as f64)
+            })
+            .fold((0, f64::MIN), |acc, x| if x.1 > acc.1 { x } else { acc });
+        let best_move = children[best].0;
+        Analysis {
+            best_move,
+            score: if children.len() > 1 {
+                Score::WinRate(mean)
+            } else {
+                Score::Unknown
+            },
+            depth: None,
+            iterations: Some(runs),
+            nodes: runs,
+            seconds: clock.seconds(),
+            pv: vec![best_move],
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! The network as trained: `f32` weights, the `net.bin` file format, and a
+//! plain floating-point forward pass that the integer network is checked
+//! against.
+//!
+//! The file (little endian): the 8 bytes `YOLAHNN1`, four `u32` dimensions
+//! (inputs, first hidden layer, scalars, second hidden layer), then `f32`
+//! arrays: w1 [inputs × hidden1], b1 [hidden1], w2 [(hidden1 + scalars) ×
+//! hidden2], b2 [hidden2], w3 [hidden2], b3 [1], each input-major.
+
+use super::{HIDDEN1, HIDDEN2, INPUTS, SCALARS};
+use yolah::file::{read_limited, FileError};
+
+const MAGIC: &[u8; 8] = b"YOLAHNN1";
+const HEADER_BYTES: usize = 24;
+
+/// The largest weight magnitude a file may hold: the integer network scales
+/// weights by up to 256 into 16-bit integers.
+pub const MAX_WEIGHT: f32 = 32.0;
+
+/// The float network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatNet {
+    /// First layer, input-major: `w1[i * HIDDEN1 + j]`.
+    pub w1: Vec<f32>,
+    /// First layer biases.
+    pub b1: Vec<f32>,
+    /// Second layer, input-major over the `HIDDEN1 + SCALARS` inputs.
+    pub w2: Vec<f32>,
+    /// Second layer biases.
+    pub b2: Vec<f32>,
+    /// Output weights.
+    pub w3: Vec<f32>,
+    /// Output bias.
+    pub b3: f32,
+}
+
+/// Why a network cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NetError(pub String);
+
+impl std::fmt::Display for NetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NetError {}
+
+/// Array lengths in file order.
+const SIZES: [usize; 6] = [
+    INPUTS * HIDDEN1,
+    HIDDEN1,
+    (HIDDEN1 + SCALARS) * HIDDEN2,
+    HIDDEN2,
+    HIDDEN2,
+    1,
+];
+
+/// The size of a network file of this build's dimensions, which is also the
+/// most [`FloatNet::load`] reads.
+pub const MAX_NET_BYTES: u64 = {
+    let mut total = HEADER_BYTES;
+    let mut i = 0;
+    while i < SIZES.len() {
+        total += 4 * SIZES[i];
+        i += 1;
+    }
+    total as u64
+};
+
+impl FloatNet {
+    /// Parses the `net.bin` format.
+    pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, NetError> {
+        let err = |m: String| Err(NetError(m));
+        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+            return err("not a yolah network (it must start with YOLAHNN1)".into());
+        }
+        let dim = |i: usize| {
+            u32::from_le_bytes(bytes[8 + 4 * i..12 + 4 * i].try_into().expect("4 bytes"))
+        };
+        let dims = [dim(0), dim(1), dim(2), dim(3)];
+        let expected = [INPUTS, HIDDEN1, SCALARS, HIDDEN2].map(|d| d as u32);
+        if dims != expected {
+            return err(format!(
+                "network dimensions {dims:?}, this build needs {expected:?}"
+            ));
+        }
+        let expected_bytes = MAX_NET_BYTES as usize;
+        if bytes.len() != expected_bytes {
+            return err(format!(
+                "network file has {} bytes, expected {expected_bytes}",
+                bytes.len()
+            ));
+        }
+        let all: Vec<f32> = bytes[HEADER_BYTES..]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        let mut parts = SIZES.iter().scan(0, |at, &n| {
+            *at += n;
+            Some(all[*at - n..*at].to_vec())
+        });
+        let mut next = || parts.next().expect("six arrays");
+        let net = FloatNet {
+            w1: next(),
+            b1: next(),
+            w2: next(),
+            b2: next(),
+            w3: next(),
+            b3: next()[0],
+        };
+        net.check()?;
+        Ok(net)
+    }
+
+    /// Checks that every weight is a finite number within ±[`MAX_WEIGHT`],
+    /// as the integer network needs.
+    pub fn check(&self) -> Result<(), NetError> {
+        match self
+            .arrays()
+            .into_iter()
+            .flatten()
+            .find(|w| !w.is_finite() || w.abs() > MAX_WEIGHT)
+        {
+            Some(bad) => Err(NetError(format!(
+                "network weight {bad} is not a finite number within ±{MAX_WEIGHT}"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// The weight arrays in file order.
+    fn arrays(&self) -> [&[f32]; 6] {
+        [
+            &self.w1,
+            &self.b1,
+            &self.w2,
+            &self.b2,
+            &self.w3,
+            std::slice::from_ref(&self.b3),
+        ]
+    }
+
+    /// Reads a network file.
+    pub fn load(path: &str) -> Result<FloatNet, NetError> {
+        let bytes = match read_limited(path, MAX_NET_BYTES) {
+            Ok(bytes) => bytes,
+            Err(FileError::TooLarge { .. }) => {
+                return Err(NetError(format!(
+                    "{path}: network file has more than the {MAX_NET_BYTES} bytes of this build's network"
+                )))
+            }
+            Err(e) => return Err(NetError(e.to_string())),
+        };
+        FloatNet::from_bytes(&bytes).map_err(|e| NetError(format!("{path}: {e}")))
+    }
+
+    /// The `net.bin` bytes.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        for d in [INPUTS, HIDDEN1, SCALARS, HIDDEN2] {
+            out.extend((d as u32).to_le_bytes());
+        }
+        for w in self.arrays().into_iter().flatten() {
+            out.extend(w.to_le_bytes());
+        }
+        out
+    }
+
+    /// The logit for the side to move, in floating point: the reference
+    /// the integer network is checked against.
+    pub fn forward(&self, active: &[usize], scalars: &[f32; SCALARS]) -> f32 {
+        let mut h1 = self.b1.clone();
+        for &i in active {
+            for (h, w) in h1.iter_mut().zip(&self.w1[i * HIDDEN1..(i + 1) * HIDDEN1]) {
+                *h += w;
+            }
+        }
+        let input: Vec<f32> = h1
+            .iter()
+            .map(|x| x.clamp(0.0, 1.0))
+            .chain(scalars.iter().copied())
+            .collect();
+        let mut h2 = self.b2.clone();
+        for (i, x) in input.iter().enumerate() {
+            for (h, w) in h2.iter_mut().zip(&self.w2[i * HIDDEN2..(i + 1) * HIDDEN2]) {
+                *h += x * w;
+            }
+        }
+        h2.iter()
+            .zip(&self.w3)
+            .map(|(h, w)| h.clamp(0.0, 1.0) * w)
+            .sum::<f32>()
+            + self.b3
+    }
+}

@@ -1,0 +1,47 @@
+//! The uniform random player.
+
+use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError};
+use yolah::{Position, Rng};
+
+/// Plays a uniformly random legal move.
+pub struct RandomPlayer {
+    spec: String,
+    rng: Rng,
+}
+
+impl RandomPlayer {
+    /// A random player with its own generator.
+    pub fn new(seed: u64) -> RandomPlayer {
+        RandomPlayer {
+            spec: format!("random:seed={seed}"),
+            rng: Rng::new(seed),
+        }
+    }
+
+    pub(crate) fn from_spec(spec: &Spec) -> Result<RandomPlayer, SpecError> {
+        spec.allow(&["seed"])?;
+        let mut player = RandomPlayer::new(spec.seed()?);
+        player.spec = spec.text.to_string();
+        Ok(player)
+    }
+}
+
+impl Player for RandomPlayer {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn analyse(&mut self, pos: &Position) -> Analysis {
+        let clock = Clock::start(Budget::Count(1));
+        let m = pos.random_move(&mut self.rng);
+        Analysis {
+            best_move: m,
+            score: Score::Unknown,
+            depth: None,
+            iterations: None,
+            nodes: 1,
+            seconds: clock.seconds(),
+            pv: vec![m],
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Players: legal moves only, budgets, determinism, and search correctness.
+
+use yolah::{Color, Move, Position};
+use yolah_players::alphabeta::AlphaBeta;
+use yolah_players::eval::{evaluate, Weights, DECIDED, WIN};
+use yolah_players::{from_spec, Budget, Player, Score};
+
+/// Plays `black` against `white` from `start` to the end, showing every
+/// position and move to `on_move`; the end and the moves.
+fn play_game<'p>(
+    black: &'p mut dyn Player,
+    white: &'p mut dyn Player,
+    start: Position,
+    mut on_move: impl FnMut(&Position, Move),
+) -> (Position, Vec<Move>) {
+    let (mut pos, mut moves) = (start, Vec::new());
+    while !pos.is_game_over() {
+        let player: &mut dyn Player = match pos.side_to_move() {
+            Color::Black => &mut *black,
+            Color::White => &mut *white,
+        };
+        let m = player.choose_move(&pos);
+        on_move(&pos, m);
+        pos.try_play(m).expect("players play legal moves");
+        moves.push(m);
+    }
+    (pos, moves)
+}
+
+const SPECS: [&str; 5] = [
+    "random",
+    "mc:playouts=300",
+    "mcts:iterations=300",
+    "alphabeta:depth=2",
+    "alphabeta:nodes=3000",
+];
+
+#[test]
+fn every_pairing_plays_legal_games() {
+    for (i, a) in SPECS.iter().enumerate() {
+        for (j, b) in SPECS.iter().enumerate() {
+            let mut black = from_spec(
+                &format!("{a},seed={i}")
+                    .replace(":,", ":")
+                    .replace("random,", "random:"),
+            )
+            .unwrap();
+            let mut white = from_spec(&format!(
+                "{b}{}seed={j}",
+                if b.contains(':') { "," } else { ":" }
+            ))
+            .unwrap();
+            let mut check = Position::START;
+            let (end, moves) =
+                play_game(black.as_mut(), white.as_mut(), Position::START, |pos, m| {
+                    assert_eq!(*pos, check);
+                    assert!(pos.legal_moves().contains(m), "{a} vs {b}: {m} in {pos:?}");
+                    check.play(m);
+                });
+            assert!(end.is_game_over());
+            assert_eq!(moves.len(), usize::from(end.ply()));
+        }
+    }
+}
+
+fn game_with(spec: &str) -> Vec<Move> {
+    let mut a = from_spec(spec).unwrap();
+    let mut b = from_spec(spec).unwrap();
+    play_game(a.as_mut(), b.as_mut(), Position::START, |_, _| {}).1
+}
+
+#[test]
+fn count_budgets_are_deterministic_for_a_seed() {
+    for spec in [
+        "random:seed=5",
+        "mc:playouts=200,seed=5",
+        "mcts:iterations=200,seed=5",
+        "alphabeta:nodes=2000,seed=5",
+    ] {
+        assert_eq!(game_with(spec), game_with(spec), "{spec}");
+    }
+    assert_ne!(game_with("random:seed=1"), game_with("random:seed=2"));
+}
+
+#[test]
+fn budgets_are_respected() {
+    let pos = Position::START;
+    let a = from_spec("mcts:iterations=1234").unwrap().analyse(&pos);
+    assert_eq!(a.iterations, Some(1234));
+    let a = from_spec("mc:playouts=560").unwrap().analyse(&pos);
+    assert_eq!(a.iterations, Some(560));
+    let a = from_spec("alphabeta:depth=3").unwrap().analyse(&pos);
+    assert_eq!(a.depth, Some(3));
+    let a = from_spec("alphabeta:nodes=5000").unwrap().analyse(&pos);
+    assert!(a.nodes < 5000 + 1024, "{}", a.nodes);
+    for spec in ["mc:time=30ms", "mcts:time=30ms", "alphabeta:time=30ms"] {
+        let a = from_spec(spec).unwrap().analyse(&pos);
+        // Generous: debug builds and a shared machine.
+        assert!(
+            a.seconds >= 0.029 && a.seconds < 0.2,
+            "{spec}: {} s",
+            a.seconds
+        );
+    }
+}
+
+/// Plain minimax with the same evaluation and terminal scores, no pruning.
+fn minimax(pos: &Position, depth: u32, ply: u32, w: &Weights) -> i32 {
+    if pos.is_game_over() {
+        let side = pos.side_to_move();
+        return match pos.score(side).cmp(&pos.score(side.opponent())) {
+            std::cmp::Ordering::Greater => WIN - ply as i32,
+            std::cmp::Ordering::Less => -(WIN - ply as i32),
+            std::cmp::Ordering::Equal => 0,
+        };
+    }
+    if depth == 0 {
+        return evaluate(pos, w, ply);
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|&m| {
+            let mut child = *pos;
+            child.play(m);
+            -minimax(&child, depth - 1, ply + 1, w)
+        })
+        .max()
+        .expect("a position has at least the pass")
+}
+
+#[test]
+fn alphabeta_equals_minimax_on_small_trees() {
+    let mut rng = yolah::Rng::new(99);
+    for game in 0..12 {
+        let mut pos = Position::START;
+        let stop = 20 + game * 3;
+        while pos.ply() < stop && !pos.is_game_over() {
+            pos.play(pos.random_move(&mut rng));
+        }
+        for depth in 1..=3 {
+            let mut ab = AlphaBeta::new(Budget::Depth(depth), Weights::HAND, 0);
+            let a = ab.analyse(&pos);
+            if pos.is_game_over() || pos.legal_move_count() == 1 && depth == 0 {
+                continue;
+            }
+            let expected = minimax(&pos, depth, 0, &Weights::HAND);
+            assert_eq!(
+                a.score,
+                Score::Centipoints(expected),
+                "game {game} depth {depth}: {pos:?}"
+            );
+            let mut child = pos;
+            child.play(a.best_move);
+            assert_eq!(-minimax(&child, depth - 1, 1, &Weights::HAND), expected);
+        }
+    }
+}
+
+#[test]
+fn alphabeta_finds_the_won_ending() {
+    // Everything is frozen but Black's piece on g8, with e8, f8 and h8 free:
+    //
+    // 8 | x x x x . . b .      Black 26, White 27, Black to move.
+    // 7 | x x x x x x x x      g8:f8 or g8:e8 leave one more move (28-27, a
+    //   ...                    win); g8:h8 strands the piece (27-27, a draw).
+    // 1 | b b b w w w w x
+    let pos: Position =
+        "xxxx2b1/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/bbbwwwwx b 26 27 54"
+            .parse()
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(pos.legal_move_count(), 3);
+    for depth in [2, 3, 6] {
+        let mut ab = AlphaBeta::new(Budget::Depth(depth), Weights::HAND, 0);
+        let a = ab.analyse(&pos);
+        assert!(
+            ["g8:f8", "g8:e8"].contains(&a.best_move.to_string().as_str()),
+            "{a:?}"
+        );
+        assert!(
+            matches!(a.score, Score::Centipoints(c) if c > DECIDED),
+            "depth {depth}: {a:?}"
+        );
+    }
+    // And the whole game from there is won.
+    let mut black = from_spec("alphabeta:depth=4").unwrap();
+    let mut white = from_spec("alphabeta:depth=4").unwrap();
+    let (end, _) = play_game(black.as_mut(), white.as_mut(), pos, |_, _| {});
+    assert_eq!(end.winner(), Some(Color::Black));
+    assert_eq!((end.score(Color::Black), end.score(Color::White)), (28, 27));
+}
