@@ -10,6 +10,7 @@
 //! * `search` (feature `cli`): the seeded sparse-random magic search.
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod bitscan;
 pub mod geometry;

@@ -109,7 +109,9 @@ fn generate(cli: &Cli) -> Result<(), String> {
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
     let text = set.to_text();
-    let unchanged = std::fs::read_to_string(&cli.out).is_ok_and(|old| old == text);
+    // Compare sizes first, so a path like /dev/zero is never read.
+    let unchanged = std::fs::metadata(&cli.out).is_ok_and(|m| m.len() == text.len() as u64)
+        && std::fs::read_to_string(&cli.out).is_ok_and(|old| old == text);
     std::fs::write(&cli.out, &text).map_err(|e| format!("cannot write {}: {e}", cli.out))?;
     print_bits(&set, Some(&reports));
     let private: usize = reports.iter().map(|r| 1usize << r.mask_bits).sum();

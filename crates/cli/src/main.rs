@@ -1,4 +1,6 @@
 //! The `yolah` command: play, watch, analyse and measure games of Yolah.
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod compete;
 mod learn;

@@ -1,7 +1,7 @@
 //! `yolah play`: a game in the terminal, for people and computer players.
 
-use anyhow::{Context, Result};
-use std::io::{BufRead, IsTerminal, Write};
+use anyhow::{bail, Context, Result};
+use std::io::{BufRead, IsTerminal, Read, Write};
 use yolah::record::GameRecord;
 use yolah::{Color, Move, Position, Square};
 use yolah_players::{from_spec, Player};
@@ -136,11 +136,10 @@ pub fn play_command(
         }
         write!(out, "{player} to move ({} moves)> ", pos.legal_move_count())?;
         out.flush()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
+        let Some(line) = read_command(&mut input)? else {
             writeln!(out, "\nend of input: stopping the game")?;
             break;
-        }
+        };
         match line.trim() {
             "" => {}
             "help" | "?" => writeln!(out, "{HELP}")?,
@@ -222,4 +221,25 @@ fn undo_to_human(
     }
     debug_assert!(history.is_empty() || pos.ply() > start.ply());
     true
+}
+
+/// The longest line `play` reads: a command or a move is a few bytes.
+const MAX_LINE_BYTES: u64 = 4096;
+
+/// The next line typed, `None` at the end of input. A line longer than
+/// [`MAX_LINE_BYTES`] (such as `/dev/zero` as input) ends the game with an
+/// error instead of filling memory; bytes that are not UTF-8 are replaced,
+/// and then read as a move that does not parse.
+fn read_command(input: &mut impl BufRead) -> Result<Option<String>> {
+    let mut bytes = Vec::new();
+    let n = Read::take(&mut *input, MAX_LINE_BYTES + 1)
+        .read_until(b'\n', &mut bytes)
+        .context("cannot read the input")?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if bytes.len() as u64 > MAX_LINE_BYTES {
+        bail!("an input line is longer than {MAX_LINE_BYTES} bytes");
+    }
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }

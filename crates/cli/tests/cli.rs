@@ -142,3 +142,72 @@ fn bad_input_is_explained() {
     let start = temp_file("start.json", r#"{"start": "bad", "moves": []}"#);
     fails_with(&["replay", &start], "start: bad position");
 }
+
+#[test]
+fn files_are_read_with_a_size_limit() {
+    // Endless or huge files fail at once with one line, whatever reads them.
+    fails_with(&["replay", "/dev/zero"], "/dev/zero is larger than 1 MiB");
+    let huge = temp_file("huge.txt", &"d5:b7 ".repeat(200_000));
+    fails_with(&["replay", &huge], "is larger than 1 MiB");
+    fails_with(
+        &["analyse", "--player", "alphabeta:depth=1,weights=/dev/zero"],
+        "/dev/zero is larger than 64 KiB",
+    );
+    fails_with(
+        &["analyse", "--player", "nn:depth=1,net=/dev/zero"],
+        "network file has more than",
+    );
+    fails_with(
+        &["train", "--data", "/dev/zero", "--out", "/dev/null"],
+        "/dev/zero is not a training file",
+    );
+    fails_with(
+        &[
+            "tournament",
+            "--players",
+            "random",
+            "mc",
+            "--games-per-pair",
+            "1",
+            "--out",
+            "/dev/zero",
+        ],
+        "/dev/zero:1: line longer than 65536 bytes",
+    );
+}
+
+#[test]
+fn analyse_says_what_unit_its_score_is_in() {
+    let unit = |spec: &str| {
+        let v = json(&yolah(&["analyse", "--player", spec, "--json"]));
+        (
+            v["score_unit"].as_str().unwrap().to_string(),
+            v["score"].clone(),
+        )
+    };
+    let (u, s) = unit("alphabeta:depth=2");
+    assert_eq!(u, "centipoints");
+    assert!(s.is_i64() || s.is_f64());
+    let (u, s) = unit("mcts:iterations=500");
+    assert_eq!(u, "win_rate");
+    assert!((0.0..=1.0).contains(&s.as_f64().unwrap()));
+    let (u, s) = unit("random");
+    assert_eq!(u, "none");
+    assert!(s.is_null());
+}
+
+#[test]
+fn selfplay_refuses_a_player_without_a_score() {
+    fails_with(
+        &[
+            "selfplay",
+            "--player",
+            "random",
+            "--games",
+            "1",
+            "--out",
+            "/dev/null",
+        ],
+        "\"random\" gives no score to learn from",
+    );
+}

@@ -114,3 +114,22 @@ fn bad_players_are_refused() {
     assert!(!ok);
     assert!(err.contains("depth=x is not a whole number"), "{err}");
 }
+
+#[test]
+fn an_endless_input_line_is_refused() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(["play", "--white", "random"])
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yolah starts");
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(!status.success());
+    assert!(
+        err.contains("an input line is longer than 4096 bytes"),
+        "{err}"
+    );
+}

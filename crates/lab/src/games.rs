@@ -1,5 +1,6 @@
 //! Games between players, matches, and the Elo arithmetic to read them.
 
+use crate::ratings::elo_from_score;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use yolah::rng::{game_seed, splitmix64};
@@ -231,16 +232,6 @@ pub struct MatchSummary {
     pub elo_diff: f64,
     /// Half width of the 95% confidence interval of `elo_diff`.
     pub elo_ci95: f64,
-}
-
-/// The Elo difference that makes `score` (0..1) the expected score.
-///
-/// ```
-/// let d = yolah_lab::games::elo_from_score(0.75);
-/// assert!((d - 190.85).abs() < 0.01);
-/// ```
-pub fn elo_from_score(score: f64) -> f64 {
-    -400.0 * (1.0 / score - 1.0).log10()
 }
 
 impl MatchSummary {

@@ -160,6 +160,18 @@ fn invert(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
     Some(inv)
 }
 
+/// The Elo difference that makes `score` (0..1) the expected score: the
+/// inverse of [`expected_score`].
+///
+/// ```
+/// let d = yolah_lab::ratings::elo_from_score(0.75);
+/// assert!((d - 190.85).abs() < 0.01);
+/// assert!((yolah_lab::ratings::expected_score(d) - 0.75).abs() < 1e-12);
+/// ```
+pub fn elo_from_score(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
 /// Expected score of a player `elo` points stronger.
 pub fn expected_score(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
