@@ -14,6 +14,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use yolah::record::GameRecord;
 use yolah::Position;
+use yolah_server::Limits;
 
 #[derive(Parser)]
 #[command(name = "yolah", version, about = "The Yolah board game engine")]
@@ -188,19 +189,9 @@ enum Command {
         #[arg(long)]
         no_symmetries: bool,
     },
-    /// Serve the web page and WebSocket games (people and computers).
-    Serve {
-        /// Address to listen on.
-        #[arg(long, default_value = "127.0.0.1")]
-        addr: std::net::IpAddr,
-        /// Port to listen on (0 picks a free one).
-        #[arg(long, default_value_t = 8080)]
-        port: u16,
-        /// Computer players the page offers (default: a list from random to
-        /// alphabeta:time=2s).
-        #[arg(long, num_args = 1..)]
-        players: Vec<String>,
-    },
+    /// Serve the web page and WebSocket games (people and computers), kept in
+    /// a database so that games survive a restart.
+    Serve(ServeArgs),
     /// Search a position with a player and show what it finds.
     Analyse {
         #[command(flatten)]
@@ -221,6 +212,62 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `yolah serve`'s settings: where, what, and every bound (see docs/protocol.md).
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    addr: std::net::IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Computer players the page offers (default: a list from random to
+    /// alphabeta:time=2s).
+    #[arg(long, num_args = 1..)]
+    players: Vec<String>,
+    /// The database of games (SQLite), created if missing; `:memory:` keeps
+    /// nothing after the server stops.
+    #[arg(long, default_value = "yolah-games.db")]
+    db: String,
+    /// Another origin whose pages may open game connections, such as
+    /// https://example.com (the server's own always may).
+    #[arg(long, num_args = 1..)]
+    allow_origin: Vec<String>,
+    /// Games held in memory at once (in play, or finished and retained).
+    #[arg(long, default_value_t = Limits::default().max_games as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_games: u64,
+    /// Unfinished games one client address may hold.
+    #[arg(long, default_value_t = Limits::default().max_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_games_per_addr: u64,
+    /// Open connections in all.
+    #[arg(long, default_value_t = Limits::default().max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections: u64,
+    /// Open connections from one client address.
+    #[arg(long, default_value_t = Limits::default().max_connections_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections_per_addr: u64,
+    /// Watchers of one game.
+    #[arg(long, default_value_t = Limits::default().max_watchers as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    max_watchers: u64,
+    /// Computer searches running at once (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    search_threads: Option<u16>,
+    /// How long finished or abandoned games stay in memory (they stay in the
+    /// database), such as 600s.
+    #[arg(long, default_value = "600s", value_parser = parse_duration_arg)]
+    retention: std::time::Duration,
+    /// A WebSocket silent this long (not even answering pings) is closed.
+    #[arg(long, default_value = "60s", value_parser = parse_duration_arg)]
+    idle_timeout: std::time::Duration,
+    /// Time a client has to send a request's head.
+    #[arg(long, default_value = "10s", value_parser = parse_duration_arg)]
+    header_timeout: std::time::Duration,
+}
+
+fn parse_duration_arg(text: &str) -> std::result::Result<std::time::Duration, String> {
+    yolah_players::parse_duration(text)
+        .ok_or_else(|| format!("{text:?} is not a duration like 500ms or 60s"))
 }
 
 /// Where a command starts: the usual start, a position, or moves from the start.
@@ -351,11 +398,7 @@ fn run(command: Command) -> Result<String> {
             &out,
             resume,
         ),
-        Command::Serve {
-            addr,
-            port,
-            players,
-        } => serve_command(addr, port, players),
+        Command::Serve(args) => serve_command(args),
         Command::Selfplay {
             player,
             games,
@@ -388,18 +431,41 @@ fn run(command: Command) -> Result<String> {
     }
 }
 
-fn serve_command(addr: std::net::IpAddr, port: u16, players: Vec<String>) -> Result<String> {
-    let players = if players.is_empty() {
+fn serve_command(args: ServeArgs) -> Result<String> {
+    let players = if args.players.is_empty() {
         yolah_server::DEFAULT_PLAYERS
             .iter()
             .map(|s| s.to_string())
             .collect()
     } else {
-        players
+        args.players
     };
     for p in &players {
         yolah_players::from_spec(p)?;
     }
+    let defaults = Limits::default();
+    let limits = Limits {
+        max_games: args.max_games as usize,
+        max_games_per_addr: args.max_games_per_addr as usize,
+        max_connections: args.max_connections as usize,
+        max_connections_per_addr: args.max_connections_per_addr as usize,
+        max_watchers: args.max_watchers as usize,
+        search_threads: args
+            .search_threads
+            .map_or(defaults.search_threads, usize::from),
+        retention: args.retention,
+        idle_timeout: args.idle_timeout,
+        ping_interval: defaults.ping_interval.min(args.idle_timeout / 3),
+        header_timeout: args.header_timeout,
+        ..defaults
+    };
+    let config = yolah_server::Config {
+        players,
+        db: args.db,
+        allowed_origins: args.allow_origin,
+        limits,
+    };
+    let (addr, port) = (args.addr, args.port);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -409,8 +475,11 @@ fn serve_command(addr: std::net::IpAddr, port: u16, players: Vec<String>) -> Res
             .await
             .with_context(|| format!("cannot listen on {addr}:{port}"))?;
         let local = listener.local_addr()?;
-        eprintln!("yolah: serving http://{local}/ (Ctrl-C to stop)");
-        yolah_server::serve(listener, players).await?;
+        eprintln!(
+            "yolah: serving http://{local}/ (games in {}; Ctrl-C to stop)",
+            config.db
+        );
+        yolah_server::serve_until_signal(listener, config).await?;
         Ok(String::new())
     })
 }

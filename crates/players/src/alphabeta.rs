@@ -3,7 +3,7 @@
 
 use crate::eval::{Evaluator, Weights};
 use crate::score::{DECIDED, WIN};
-use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError};
+use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError, Stop};
 use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, Rng, MAX_MOVES};
 
@@ -128,11 +128,12 @@ impl<E: Evaluator> AlphaBeta<E> {
             budget,
             evaluator,
             rng: Rng::new(seed),
-            table: vec![EMPTY; TT_ENTRIES],
+            // Allocated by the first search (see `analyse_until`).
+            table: Vec::new(),
             killers: [[Move::PASS; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
             nodes: 0,
-            clock: Clock::start(budget),
+            clock: Clock::start(budget, &Stop::new()),
             aborted: false,
         }
     }
@@ -144,9 +145,8 @@ impl<E: Evaluator> AlphaBeta<E> {
 
     fn out_of_budget(&self) -> bool {
         match self.budget {
-            Budget::Count(n) => self.nodes >= n,
-            Budget::Time(_) => self.clock.expired(),
-            Budget::Depth(_) => false,
+            Budget::Count(n) => self.nodes >= n || self.clock.expired(),
+            Budget::Time(_) | Budget::Depth(_) => self.clock.expired(),
         }
     }
 
@@ -357,8 +357,11 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
         self.killers = [[Move::PASS; 2]; MAX_PLY];
     }
 
-    fn analyse(&mut self, pos: &Position) -> Analysis {
-        self.clock = Clock::start(self.budget);
+    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
+        self.clock = Clock::start(self.budget, stop);
+        if self.table.is_empty() {
+            self.table = vec![EMPTY; TT_ENTRIES];
+        }
         self.nodes = 0;
         self.aborted = false;
         self.killers = [[Move::PASS; 2]; MAX_PLY];

@@ -1,5 +1,8 @@
-//! How much a search may do, and the clock that enforces a time budget.
+//! How much a search may do, the flag that stops it early, and the clock
+//! that enforces both.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How much a search may do before it answers.
@@ -17,26 +20,74 @@ pub enum Budget {
     Count(u64),
 }
 
-/// A deadline for time budgets, checked cheaply.
-#[derive(Clone, Copy, Debug)]
+/// Asks a running search to stop: another thread calls [`Stop::request`]
+/// and the search returns its best move so far within a few milliseconds
+/// (see [`crate::Player::analyse_until`]). Clones share the flag.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use yolah::Position;
+/// use yolah_players::{from_spec, Stop};
+///
+/// let mut player = from_spec("alphabeta:time=60s").unwrap();
+/// let stop = Stop::new();
+/// let remote = stop.clone();
+/// std::thread::spawn(move || {
+///     std::thread::sleep(Duration::from_millis(50));
+///     remote.request();
+/// });
+/// let start = Instant::now();
+/// let a = player.analyse_until(&Position::START, &stop);
+/// assert!(start.elapsed() < Duration::from_secs(10));
+/// assert!(Position::START.legal_moves().contains(a.best_move));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+impl Stop {
+    /// A flag nobody has raised yet.
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// Asks every search watching this flag to stop.
+    pub fn request(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a stop was requested.
+    #[inline]
+    pub fn is_requested(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// When a search must end: a deadline for time budgets, and the stop flag.
+#[derive(Clone, Debug)]
 pub(crate) struct Clock {
     start: Instant,
     deadline: Option<Instant>,
+    stop: Stop,
 }
 
 impl Clock {
     /// Starts now; only a [`Budget::Time`] has a deadline.
-    pub(crate) fn start(budget: Budget) -> Clock {
+    pub(crate) fn start(budget: Budget, stop: &Stop) -> Clock {
         let start = Instant::now();
         let deadline = match budget {
             Budget::Time(t) => Some(start + t),
             Budget::Depth(_) | Budget::Count(_) => None,
         };
-        Clock { start, deadline }
+        Clock {
+            start,
+            deadline,
+            stop: stop.clone(),
+        }
     }
 
+    /// Whether the deadline has passed or a stop was requested.
     pub(crate) fn expired(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.stop.is_requested() || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     pub(crate) fn seconds(&self) -> f64 {

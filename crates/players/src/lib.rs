@@ -42,8 +42,8 @@ pub mod random;
 pub mod score;
 mod spec;
 
-pub use budget::Budget;
 pub(crate) use budget::Clock;
+pub use budget::{Budget, Stop};
 pub use score::Score;
 pub(crate) use spec::Spec;
 pub use spec::{from_spec, parse_duration, with_seed, SpecError, PLAYER_NAMES};
@@ -75,7 +75,14 @@ pub trait Player: Send {
     fn spec(&self) -> &str;
 
     /// Searches `pos` within the player's budget.
-    fn analyse(&mut self, pos: &Position) -> Analysis;
+    fn analyse(&mut self, pos: &Position) -> Analysis {
+        self.analyse_until(pos, &Stop::new())
+    }
+
+    /// Searches `pos` within the player's budget or until `stop` is
+    /// requested, whichever comes first; a stopped search still answers
+    /// with a legal move (the best found so far).
+    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis;
 
     /// The move to play in `pos`.
     fn choose_move(&mut self, pos: &Position) -> Move {

@@ -1,6 +1,6 @@
 //! Flat Monte Carlo: random playouts after each legal move, best mean wins.
 
-use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError};
+use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError, Stop};
 use yolah::playout::Playout;
 use yolah::{Color, Move, Position, Rng};
 
@@ -44,8 +44,8 @@ impl Player for MonteCarlo {
         &self.spec
     }
 
-    fn analyse(&mut self, pos: &Position) -> Analysis {
-        let clock = Clock::start(self.budget);
+    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
+        let clock = Clock::start(self.budget, stop);
         let me = pos.side_to_move();
         let moves = pos.legal_moves();
         let children: Vec<(Move, Position)> = moves
@@ -64,12 +64,13 @@ impl Player for MonteCarlo {
         if children.len() > 1 {
             'search: loop {
                 for (total, (_, child)) in totals.iter_mut().zip(&children) {
-                    let done = match self.budget {
+                    let budget_spent = match self.budget {
                         Budget::Count(n) => runs >= n,
-                        Budget::Time(_) | Budget::Depth(_) => {
-                            runs.is_multiple_of(64) && clock.expired() && rounds > 0
-                        }
+                        Budget::Time(_) | Budget::Depth(_) => false,
                     };
+                    // Every move gets one playout before the clock counts.
+                    let done =
+                        budget_spent || (runs.is_multiple_of(64) && rounds > 0 && clock.expired());
                     if done {
                         break 'search;
                     }

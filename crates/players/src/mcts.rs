@@ -13,7 +13,7 @@
 
 use crate::mc::playout;
 use crate::nn::QuantNet;
-use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError};
+use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError, Stop};
 use yolah::{Color, Move, Position, Rng, MAX_MOVES};
 
 /// One tree node: 16 bytes.
@@ -66,8 +66,8 @@ impl Mcts {
             exploration: exploration as f32,
             leaf: LeafValue::Playout,
             rng: Rng::new(seed),
-            nodes: Vec::with_capacity(capacity),
-            spare: Vec::with_capacity(capacity),
+            nodes: Vec::new(),
+            spare: Vec::new(),
             capacity,
             root: None,
         }
@@ -255,18 +255,22 @@ impl Player for Mcts {
         self.nodes.clear();
     }
 
-    fn analyse(&mut self, pos: &Position) -> Analysis {
-        let clock = Clock::start(self.budget);
+    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
+        let clock = Clock::start(self.budget, stop);
+        if self.nodes.capacity() < self.capacity {
+            // The arenas are allocated by the first search, not by `new`: a
+            // player that is made but never searches costs nothing.
+            self.nodes.reserve_exact(self.capacity);
+            self.spare.reserve_exact(self.capacity);
+        }
         self.set_root(pos);
         let mut iterations = 0u64;
         let single = pos.legal_move_count() == 1;
         loop {
             let done = match self.budget {
                 Budget::Count(n) => iterations >= n,
-                Budget::Time(_) | Budget::Depth(_) => {
-                    iterations.is_multiple_of(64) && clock.expired()
-                }
-            };
+                Budget::Time(_) | Budget::Depth(_) => false,
+            } || (iterations.is_multiple_of(64) && iterations > 0 && clock.expired());
             if done || (single && iterations > 0) {
                 break;
             }

@@ -126,17 +126,19 @@ impl<'a> Spec<'a> {
     }
 }
 
-/// Parses `100ms`, `2s`, `1.5s` or `500us` into a positive duration.
+/// Parses `100ms`, `2s`, `1.5s`, `500us`, `10m` or `1h` into a positive
+/// duration (below a million seconds).
 pub fn parse_duration(text: &str) -> Option<Duration> {
-    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = text.strip_suffix("us") {
-        (n, 1e-6)
-    } else if let Some(n) = text.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        return None;
-    };
+    let units = [
+        ("ms", 1e-3),
+        ("us", 1e-6),
+        ("s", 1.0),
+        ("m", 60.0),
+        ("h", 3600.0),
+    ];
+    let (number, scale) = units
+        .iter()
+        .find_map(|&(suffix, scale)| Some((text.strip_suffix(suffix)?, scale)))?;
     let seconds = number.parse::<f64>().ok()? * scale;
     (seconds.is_finite() && seconds > 0.0 && seconds < 1e6)
         .then(|| Duration::from_secs_f64(seconds))
@@ -207,6 +209,8 @@ mod tests {
         assert_eq!(parse_duration("100ms"), Some(Duration::from_millis(100)));
         assert_eq!(parse_duration("1.5s"), Some(Duration::from_millis(1500)));
         assert_eq!(parse_duration("250us"), Some(Duration::from_micros(250)));
+        assert_eq!(parse_duration("10m"), Some(Duration::from_secs(600)));
+        assert_eq!(parse_duration("1h"), Some(Duration::from_secs(3600)));
         for bad in ["", "100", "ms", "-1s", "0s", "NaNs", "infs", "1e9s"] {
             assert_eq!(parse_duration(bad), None, "{bad}");
         }

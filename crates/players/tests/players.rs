@@ -188,3 +188,35 @@ fn alphabeta_finds_the_won_ending() {
     assert_eq!(end.winner(), Some(Color::Black));
     assert_eq!((end.score(Color::Black), end.score(Color::White)), (28, 27));
 }
+
+#[test]
+fn every_player_stops_when_asked() {
+    use std::time::{Duration, Instant};
+    use yolah_players::Stop;
+    for spec in [
+        "mc:time=60s",
+        "mcts:time=60s",
+        "alphabeta:time=60s",
+        "nn:time=60s",
+        "alphabeta:depth=60",
+        "mcts:iterations=1000000000",
+    ] {
+        let mut player = from_spec(spec).unwrap();
+        let stop = Stop::new();
+        let remote = stop.clone();
+        let asker = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            remote.request();
+        });
+        let start = Instant::now();
+        let a = player.analyse_until(&Position::START, &stop);
+        asker.join().unwrap();
+        // Generous for a debug build on a loaded machine; a search that
+        // ignored the flag would run for a minute or more.
+        assert!(start.elapsed() < Duration::from_secs(20), "{spec}");
+        assert!(
+            Position::START.legal_moves().contains(a.best_move),
+            "{spec}"
+        );
+    }
+}

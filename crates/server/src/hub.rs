@@ -1,47 +1,44 @@
-//! Every game the server runs, as a plain state machine: messages in,
-//! messages out. The network layer only carries them, so the rules of the
-//! protocol are tested here without sockets.
+//! Every game the server holds, as a plain state machine: messages in,
+//! messages and searches out. The network layer only carries them, so the
+//! rules of the protocol and every bound are tested here without sockets.
+//!
+//! Memory is a cache over the database: a game is written to the store when
+//! it is created and every move is committed before anyone hears of it; a
+//! game leaves memory once it has been finished, or nobody has sat at it,
+//! for the retention time, and a key of it brings it back.
 
+use crate::limits::Limits;
 use crate::protocol::{ClientMessage, GameState, ServerMessage};
+use crate::search::{Job, Outcome as SearchOutcome};
+use crate::store::{hash_key, KeyHash, Role, Store, StoreError, StoredGame, Summary};
 use std::collections::HashMap;
+use std::time::Instant;
 use yolah::record::GameRecord;
-use yolah::{Color, Move, Position};
-use yolah_players::{from_spec, Player};
+use yolah::{Color, Move, Position, Rng};
+use yolah_players::Stop;
 
 /// A connection, numbered by the network layer.
 pub type ConnId = u64;
 
-/// Where a key puts you.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// A player's seat.
-    Seat(Color),
-    /// A spectator.
-    Watcher,
+enum Seat {
+    /// A person, and their connection while they are here.
+    Human { conn: Option<ConnId> },
+    /// A computer player.
+    Computer { spec: String },
 }
 
-impl Role {
-    fn name(self) -> &'static str {
+impl Seat {
+    fn name(&self) -> &str {
         match self {
-            Role::Seat(c) => c.name(),
-            Role::Watcher => "watcher",
+            Seat::Human { .. } => "human",
+            Seat::Computer { spec } => spec,
         }
     }
-}
 
-enum Occupant {
-    Human {
-        key: String,
-    },
-    Computer {
-        spec: String,
-        player: Option<Box<dyn Player>>,
-    },
-}
-
-struct Seat {
-    occupant: Occupant,
-    conn: Option<ConnId>,
+    /// A person who is connected, or a computer (always there).
+    fn present(&self) -> bool {
+        !matches!(self, Seat::Human { conn: None })
+    }
 }
 
 struct Game {
@@ -49,19 +46,49 @@ struct Game {
     moves: Vec<Move>,
     seats: [Seat; 2],
     watchers: Vec<ConnId>,
-    watch_key: String,
+    /// The watch key, while this process knows it (keys are stored hashed,
+    /// so a game loaded from the database has none to hand out).
+    watch_key: Option<String>,
+    /// The address that created it.
+    owner: String,
+    /// The running or queued search, if the computer is thinking.
+    search: Option<Stop>,
+    /// Key hashes in the hub's index that point here.
+    keys: Vec<KeyHash>,
+    /// When the game ended.
+    finished_at: Option<Instant>,
+    /// Since when no person has been seated (connected), if so.
+    unseated_since: Option<Instant>,
 }
 
 impl Game {
-    fn seat(&self, c: Color) -> &Seat {
-        &self.seats[c as usize]
+    fn from_stored(g: &StoredGame, now: Instant) -> Game {
+        let seat = |name: &str| match name {
+            "human" => Seat::Human { conn: None },
+            spec => Seat::Computer {
+                spec: spec.to_string(),
+            },
+        };
+        let mut pos = Position::START;
+        for &m in &g.moves {
+            pos.play(m);
+        }
+        Game {
+            pos,
+            moves: g.moves.clone(),
+            seats: [seat(&g.black), seat(&g.white)],
+            watchers: Vec::new(),
+            watch_key: None,
+            owner: g.owner.clone(),
+            search: None,
+            keys: Vec::new(),
+            finished_at: pos.is_game_over().then_some(now),
+            unseated_since: Some(now),
+        }
     }
 
-    fn name(&self, c: Color) -> String {
-        match &self.seat(c).occupant {
-            Occupant::Human { .. } => "human".into(),
-            Occupant::Computer { spec, .. } => spec.clone(),
-        }
+    fn seat(&self, c: Color) -> &Seat {
+        &self.seats[c as usize]
     }
 
     fn state(&self) -> GameState {
@@ -70,8 +97,8 @@ impl Game {
             position: self.pos.to_text(),
             moves: self.moves.iter().map(Move::to_string).collect(),
             turn: self.pos.side_to_move().name().into(),
-            black: self.name(Color::Black),
-            white: self.name(Color::White),
+            black: self.seat(Color::Black).name().into(),
+            white: self.seat(Color::White).name().into(),
             black_score: self.pos.score(Color::Black),
             white_score: self.pos.score(Color::White),
             legal: if over {
@@ -82,55 +109,41 @@ impl Game {
             game_over: over,
             winner: over.then(|| self.pos.winner().map_or("draw", Color::name).to_string()),
             connected: (
-                self.seat(Color::Black).conn.is_some()
-                    || matches!(self.seat(Color::Black).occupant, Occupant::Computer { .. }),
-                self.seat(Color::White).conn.is_some()
-                    || matches!(self.seat(Color::White).occupant, Occupant::Computer { .. }),
+                self.seat(Color::Black).present(),
+                self.seat(Color::White).present(),
             ),
         }
     }
 
+    /// The seated connections.
+    fn players(&self) -> impl Iterator<Item = ConnId> + '_ {
+        self.seats.iter().filter_map(|s| match s {
+            Seat::Human { conn } => *conn,
+            Seat::Computer { .. } => None,
+        })
+    }
+
     fn audience(&self) -> Vec<ConnId> {
-        self.seats
-            .iter()
-            .filter_map(|s| s.conn)
+        self.players()
             .chain(self.watchers.iter().copied())
             .collect()
     }
 
-    /// Plays `m` and then every forced pass.
-    fn play(&mut self, m: Move) {
-        self.pos.play(m);
-        self.moves.push(m);
-        while !self.pos.is_game_over() && !self.pos.can_move(self.pos.side_to_move()) {
-            self.pos.play(Move::PASS);
-            self.moves.push(Move::PASS);
+    fn anyone_seated(&self) -> bool {
+        self.players().next().is_some()
+    }
+
+    /// `m` and then every forced pass, as they would be appended.
+    fn moves_after(&self, m: Move) -> (Vec<Move>, Position) {
+        let mut pos = self.pos;
+        pos.play(m);
+        let mut moves = vec![m];
+        while !pos.is_game_over() && !pos.can_move(pos.side_to_move()) {
+            pos.play(Move::PASS);
+            moves.push(Move::PASS);
         }
+        (moves, pos)
     }
-
-    fn record(&self) -> GameRecord {
-        let mut r = GameRecord::from_moves(&self.moves);
-        r.metadata
-            .insert("black".into(), self.name(Color::Black).into());
-        r.metadata
-            .insert("white".into(), self.name(Color::White).into());
-        let result = match self.pos.is_game_over() {
-            false => "*",
-            true => self.pos.outcome().notation(),
-        };
-        r.metadata.insert("result".into(), result.into());
-        r
-    }
-}
-
-/// A computer move to search off the event loop.
-pub struct Job {
-    /// The game.
-    pub game: u64,
-    /// The position to search.
-    pub pos: Position,
-    /// The player, lent out for the search and handed back with the move.
-    pub player: Box<dyn Player>,
 }
 
 /// What the hub wants done after a step.
@@ -144,44 +157,79 @@ pub struct Outbox {
 
 impl Outbox {
     fn error(conn: ConnId, message: impl Into<String>) -> Outbox {
-        Outbox {
-            messages: vec![(
-                conn,
-                ServerMessage::Error {
-                    message: message.into(),
-                },
-            )],
-            ..Outbox::default()
-        }
+        let mut out = Outbox::default();
+        out.error_to(conn, message);
+        out
+    }
+
+    fn error_to(&mut self, conn: ConnId, message: impl Into<String>) {
+        self.messages.push((
+            conn,
+            ServerMessage::Error {
+                message: message.into(),
+            },
+        ));
+    }
+
+    fn extend(&mut self, other: Outbox) {
+        self.messages.extend(other.messages);
+        self.jobs.extend(other.jobs);
     }
 }
 
-/// All games and who is where.
+struct Conn {
+    addr: String,
+    joined: Option<(u64, Role)>,
+}
+
+/// All games in memory, the database behind them, and who is where.
 pub struct Hub {
     games: HashMap<u64, Game>,
-    keys: HashMap<String, (u64, Role)>,
-    joined: HashMap<ConnId, (u64, Role)>,
-    next_game: u64,
+    keys: HashMap<KeyHash, (u64, Role)>,
+    conns: HashMap<ConnId, Conn>,
     offered: Vec<String>,
     new_key: Box<dyn FnMut() -> String + Send>,
+    store: Store,
+    limits: Limits,
+    rng: Rng,
 }
 
 impl Hub {
     /// A hub offering the computer players `offered`, drawing keys from
-    /// `new_key` (a cryptographic source in the server).
-    pub fn new(offered: Vec<String>, new_key: Box<dyn FnMut() -> String + Send>) -> Hub {
+    /// `new_key` (a cryptographic source in the server), keeping games in
+    /// `store`, within `limits`.
+    pub fn new(
+        offered: Vec<String>,
+        new_key: Box<dyn FnMut() -> String + Send>,
+        store: Store,
+        limits: Limits,
+    ) -> Hub {
         Hub {
             games: HashMap::new(),
             keys: HashMap::new(),
-            joined: HashMap::new(),
-            next_game: 1,
+            conns: HashMap::new(),
             offered,
             new_key,
+            store,
+            limits,
+            rng: Rng::new(0x5eed),
         }
     }
 
-    /// A new connection: tell it what is offered.
-    pub fn connect(&mut self, conn: ConnId) -> Outbox {
+    /// Games in memory.
+    pub fn games_in_memory(&self) -> usize {
+        self.games.len()
+    }
+
+    /// A new connection from `addr`: tell it what is offered.
+    pub fn connect(&mut self, conn: ConnId, addr: &str) -> Outbox {
+        self.conns.insert(
+            conn,
+            Conn {
+                addr: addr.to_string(),
+                joined: None,
+            },
+        );
         Outbox {
             messages: vec![(
                 conn,
@@ -195,41 +243,83 @@ impl Hub {
 
     /// A connection closed: free its seat for a reconnect.
     pub fn disconnect(&mut self, conn: ConnId) -> Outbox {
-        let Some((id, role)) = self.joined.remove(&conn) else {
+        let Some(Conn {
+            joined: Some((id, role)),
+            ..
+        }) = self.conns.remove(&conn)
+        else {
             return Outbox::default();
         };
         let Some(game) = self.games.get_mut(&id) else {
             return Outbox::default();
         };
         match role {
-            Role::Seat(c) => game.seats[c as usize].conn = None,
-            Role::Watcher => game.watchers.retain(|&w| w != conn),
+            Role::Seat(c) => {
+                game.seats[c as usize] = Seat::Human { conn: None };
+                if !game.anyone_seated() {
+                    game.unseated_since = Some(Instant::now());
+                }
+                self.broadcast(id)
+            }
+            // Watchers come and go without telling anyone.
+            Role::Watcher => {
+                game.watchers.retain(|&w| w != conn);
+                Outbox::default()
+            }
         }
-        self.broadcast(id)
     }
 
     /// The JSON record of the game a key belongs to.
-    pub fn record(&self, key: &str) -> Option<GameRecord> {
-        let (id, _) = self.keys.get(key)?;
-        Some(self.games.get(id)?.record())
+    pub fn record(&self, key: &str) -> Result<Option<GameRecord>, StoreError> {
+        let hash = hash_key(key);
+        let id = match self.keys.get(&hash) {
+            Some(&(id, _)) => id,
+            None => match self.store.find_key(&hash)? {
+                Some((id, _)) => id,
+                None => return Ok(None),
+            },
+        };
+        Ok(self.store.load(id)?.map(|g| g.record()))
+    }
+
+    /// Finished games, newest first (see [`Store::finished`]).
+    pub fn archive(&self, before: Option<u64>, limit: usize) -> Result<Vec<Summary>, StoreError> {
+        self.store.finished(before, limit)
+    }
+
+    /// The record of finished game `id` (the archive's games are public).
+    pub fn archived_record(&self, id: u64) -> Result<Option<GameRecord>, StoreError> {
+        Ok(self
+            .store
+            .load(id)?
+            .filter(|g| g.finished.is_some())
+            .map(|g| g.record()))
     }
 
     /// One text message from `conn`.
     pub fn handle(&mut self, conn: ConnId, text: &str) -> Outbox {
-        let message: ClientMessage = match serde_json::from_str(text) {
+        let message = match ClientMessage::parse(text) {
             Ok(m) => m,
-            Err(e) => return Outbox::error(conn, format!("not a valid message: {e}")),
+            Err(e) => return Outbox::error(conn, e),
         };
+        if !self.conns.contains_key(&conn) {
+            // Only the tests skip `connect`.
+            self.connect(conn, "unknown");
+        }
         match message {
             ClientMessage::New { opponent, color } => self.new_game(conn, &opponent, &color),
             ClientMessage::Join { key } => self.join(conn, &key),
             ClientMessage::Move { mv } => self.play(conn, &mv),
-            ClientMessage::History => self.history(conn),
+            ClientMessage::History {} => self.history(conn),
         }
     }
 
+    fn joined(&self, conn: ConnId) -> Option<(u64, Role)> {
+        self.conns.get(&conn).and_then(|c| c.joined)
+    }
+
     fn new_game(&mut self, conn: ConnId, opponent: &str, color: &str) -> Outbox {
-        if self.joined.contains_key(&conn) {
+        if self.joined(conn).is_some() {
             return Outbox::error(conn, "this connection is already in a game; open a new one");
         }
         let mine = match color {
@@ -238,16 +328,10 @@ impl Hub {
             _ => return Outbox::error(conn, format!("color {color:?} is not black or white")),
         };
         let other = if opponent == "human" {
-            Occupant::Human {
-                key: (self.new_key)(),
-            }
+            Seat::Human { conn: None }
         } else if self.offered.iter().any(|p| p == opponent) {
-            match from_spec(opponent) {
-                Ok(player) => Occupant::Computer {
-                    spec: opponent.to_string(),
-                    player: Some(player),
-                },
-                Err(e) => return Outbox::error(conn, e.to_string()),
+            Seat::Computer {
+                spec: opponent.to_string(),
             }
         } else {
             return Outbox::error(
@@ -258,35 +342,50 @@ impl Hub {
                 ),
             );
         };
-        let id = self.next_game;
-        self.next_game += 1;
+        let addr = self.conns[&conn].addr.clone();
+        let held = self
+            .games
+            .values()
+            .filter(|g| g.owner == addr && g.finished_at.is_none())
+            .count();
+        if held >= self.limits.max_games_per_addr {
+            return Outbox::error(
+                conn,
+                format!(
+                    "your address already has {held} unfinished games, the most it may have; \
+                     finish or leave one first"
+                ),
+            );
+        }
+        if let Err(e) = self.make_room() {
+            return Outbox::error(conn, e);
+        }
         let my_key = (self.new_key)();
         let watch_key = (self.new_key)();
-        let invite = match &other {
-            Occupant::Human { key } => Some(key.clone()),
-            Occupant::Computer { .. } => None,
-        };
-        let me = Seat {
-            occupant: Occupant::Human {
-                key: my_key.clone(),
-            },
-            conn: Some(conn),
-        };
-        let them = Seat {
-            occupant: other,
-            conn: None,
-        };
+        let invite = matches!(other, Seat::Human { .. }).then(|| (self.new_key)());
+        let me = Seat::Human { conn: Some(conn) };
         let seats = if mine == Color::Black {
-            [me, them]
+            [me, other]
         } else {
-            [them, me]
+            [other, me]
         };
-        self.keys.insert(my_key.clone(), (id, Role::Seat(mine)));
+        let mut keys = vec![
+            (hash_key(&my_key), Role::Seat(mine)),
+            (hash_key(&watch_key), Role::Watcher),
+        ];
         if let Some(k) = &invite {
-            self.keys
-                .insert(k.clone(), (id, Role::Seat(mine.opponent())));
+            keys.push((hash_key(k), Role::Seat(mine.opponent())));
         }
-        self.keys.insert(watch_key.clone(), (id, Role::Watcher));
+        let stored = self
+            .store
+            .create_game(seats[0].name(), seats[1].name(), &addr, &keys);
+        let id = match stored {
+            Ok(id) => id,
+            Err(e) => return Outbox::error(conn, format!("cannot start a game: {e}")),
+        };
+        for &(hash, role) in &keys {
+            self.keys.insert(hash, (id, role));
+        }
         self.games.insert(
             id,
             Game {
@@ -294,10 +393,17 @@ impl Hub {
                 moves: Vec::new(),
                 seats,
                 watchers: Vec::new(),
-                watch_key: watch_key.clone(),
+                watch_key: Some(watch_key.clone()),
+                owner: addr,
+                search: None,
+                keys: keys.iter().map(|k| k.0).collect(),
+                finished_at: None,
+                unseated_since: None,
             },
         );
-        self.joined.insert(conn, (id, Role::Seat(mine)));
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.joined = Some((id, Role::Seat(mine)));
+        }
         let mut out = Outbox::default();
         out.messages.push((
             conn,
@@ -305,63 +411,137 @@ impl Hub {
                 role: mine.name().into(),
                 key: my_key,
                 invite,
-                watch: watch_key,
+                watch: Some(watch_key),
             },
         ));
-        let rest = self.broadcast(id);
-        out.messages.extend(rest.messages);
-        out.jobs.extend(rest.jobs);
+        out.extend(self.broadcast(id));
         out
     }
 
+    /// Makes room for one more game in memory: drops the game finished
+    /// longest ago, or else the one nobody has sat at for longest, if the
+    /// hub is full.
+    fn make_room(&mut self) -> Result<(), String> {
+        if self.games.len() < self.limits.max_games {
+            return Ok(());
+        }
+        let finished = self
+            .games
+            .iter()
+            .filter_map(|(&id, g)| Some((g.finished_at?, id)))
+            .min();
+        let unseated = || {
+            self.games
+                .iter()
+                .filter_map(|(&id, g)| Some((g.unseated_since?, id)))
+                .min()
+        };
+        match finished.or_else(unseated) {
+            Some((_, id)) => {
+                self.evict(id);
+                Ok(())
+            }
+            None => Err(format!(
+                "the server holds the most games it may ({}); try again later",
+                self.limits.max_games
+            )),
+        }
+    }
+
+    /// The game of a key: in memory, or loaded from the database.
+    fn find(&mut self, key: &str) -> Result<Option<(u64, Role)>, String> {
+        let hash = hash_key(key);
+        if let Some(&found) = self.keys.get(&hash) {
+            return Ok(Some(found));
+        }
+        let Some((id, role)) = self.store.find_key(&hash).map_err(|e| e.to_string())? else {
+            return Ok(None);
+        };
+        if !self.games.contains_key(&id) {
+            self.make_room()?;
+            let stored = self
+                .store
+                .load(id)
+                .map_err(|e| e.to_string())?
+                .ok_or("the key's game is missing from the database")?;
+            self.games
+                .insert(id, Game::from_stored(&stored, Instant::now()));
+        }
+        self.keys.insert(hash, (id, role));
+        if let Some(g) = self.games.get_mut(&id) {
+            g.keys.push(hash);
+        }
+        Ok(Some((id, role)))
+    }
+
     fn join(&mut self, conn: ConnId, key: &str) -> Outbox {
-        if self.joined.contains_key(&conn) {
+        if self.joined(conn).is_some() {
             return Outbox::error(conn, "this connection is already in a game; open a new one");
         }
-        let Some(&(id, role)) = self.keys.get(key) else {
-            return Outbox::error(conn, "unknown key");
+        let (id, role) = match self.find(key) {
+            Ok(Some(found)) => found,
+            Ok(None) => return Outbox::error(conn, "unknown key"),
+            Err(e) => return Outbox::error(conn, e),
         };
-        let game = self.games.get_mut(&id).expect("keys point at games");
+        let max_watchers = self.limits.max_watchers;
+        let game = self.games.get_mut(&id).expect("find loads the game");
         match role {
             Role::Seat(c) => {
                 let seat = &mut game.seats[c as usize];
-                if seat.conn.is_some() {
+                if seat.present() {
                     return Outbox::error(
                         conn,
                         format!("the {} seat is taken by a connected player", c.name()),
                     );
                 }
-                seat.conn = Some(conn);
+                *seat = Seat::Human { conn: Some(conn) };
+                game.unseated_since = None;
             }
-            Role::Watcher => game.watchers.push(conn),
+            Role::Watcher => {
+                if game.watchers.len() >= max_watchers {
+                    return Outbox::error(
+                        conn,
+                        format!("this game has {max_watchers} watchers, the most it may have"),
+                    );
+                }
+                game.watchers.push(conn);
+            }
         }
-        self.joined.insert(conn, (id, role));
-        let invite = None;
-        let watch = game.watch_key.clone();
+        if let Some(c) = self.conns.get_mut(&conn) {
+            c.joined = Some((id, role));
+        }
         let mut out = Outbox::default();
         out.messages.push((
             conn,
             ServerMessage::Welcome {
                 role: role.name().into(),
                 key: key.to_string(),
-                invite,
-                watch,
+                invite: None,
+                watch: game.watch_key.clone(),
             },
         ));
-        let rest = self.broadcast(id);
-        out.messages.extend(rest.messages);
-        out.jobs.extend(rest.jobs);
+        match role {
+            // A seat changes the game's state for everyone (and a game just
+            // loaded may be waiting for its computer).
+            Role::Seat(_) => out.extend(self.broadcast(id)),
+            // A watcher is told the state; nobody else hears of it.
+            Role::Watcher => out
+                .messages
+                .push((conn, ServerMessage::State(game.state()))),
+        }
         out
     }
 
     fn play(&mut self, conn: ConnId, text: &str) -> Outbox {
-        let Some(&(id, role)) = self.joined.get(&conn) else {
+        let Some((id, role)) = self.joined(conn) else {
             return Outbox::error(conn, "join or start a game first");
         };
         let Role::Seat(color) = role else {
             return Outbox::error(conn, "watchers cannot move");
         };
-        let game = self.games.get_mut(&id).expect("joined games exist");
+        let Some(game) = self.games.get(&id) else {
+            return Outbox::error(conn, "join or start a game first");
+        };
         if game.pos.is_game_over() {
             return Outbox::error(conn, "the game is over");
         }
@@ -378,15 +558,37 @@ impl Hub {
         if let Err(e) = game.pos.check_move(m) {
             return Outbox::error(conn, format!("illegal: {e}"));
         }
-        game.play(m);
-        self.broadcast(id)
+        match self.commit(id, m) {
+            Ok(()) => self.broadcast(id),
+            Err(e) => Outbox::error(conn, format!("the move was not played: {e}")),
+        }
+    }
+
+    /// Stores `m` (a legal move) and its forced passes, then plays them: the
+    /// database has every move before any client hears of it.
+    fn commit(&mut self, id: u64, m: Move) -> Result<(), StoreError> {
+        let game = self
+            .games
+            .get_mut(&id)
+            .expect("committing to a game in memory");
+        let (moves, end) = game.moves_after(m);
+        let result = end.is_game_over().then(|| end.outcome().notation());
+        self.store.add_moves(id, game.moves.len(), &moves, result)?;
+        game.pos = end;
+        game.moves.extend(moves);
+        if result.is_some() {
+            game.finished_at = Some(Instant::now());
+            if let Some(stop) = game.search.take() {
+                stop.request();
+            }
+        }
+        Ok(())
     }
 
     fn history(&mut self, conn: ConnId) -> Outbox {
-        let Some(&(id, _)) = self.joined.get(&conn) else {
+        let Some(game) = self.joined(conn).and_then(|(id, _)| self.games.get(&id)) else {
             return Outbox::error(conn, "join or start a game first");
         };
-        let game = &self.games[&id];
         let mut pos = Position::START;
         let mut positions = vec![pos.to_text()];
         for &m in &game.moves {
@@ -405,53 +607,134 @@ impl Hub {
         }
     }
 
-    /// A computer search finished: play its move if the game still waits
-    /// for it, and hand the player back.
-    pub fn finish_job(
-        &mut self,
-        id: u64,
-        searched: Position,
-        m: Move,
-        player: Box<dyn Player>,
-    ) -> Outbox {
+    /// A search finished: play its move if the game still waits for it.
+    /// A failed search, or a move the rules refuse, is replaced by a random
+    /// legal move and the seated players are told, so a game never waits
+    /// forever for a computer.
+    pub fn finish_search(&mut self, job: &Job, outcome: SearchOutcome) -> Outbox {
+        let Some(game) = self.games.get_mut(&job.game) else {
+            return Outbox::default();
+        };
+        if game.pos != job.pos || game.search.is_none() {
+            return Outbox::default();
+        }
+        game.search = None;
+        let (m, problem) = match outcome {
+            SearchOutcome::Cancelled => return Outbox::default(),
+            SearchOutcome::Move(m) => match game.pos.check_move(m) {
+                Ok(()) => (m, None),
+                Err(e) => (
+                    game.pos.random_move(&mut self.rng),
+                    Some(format!("{} chose an illegal move {m}: {e}", job.spec)),
+                ),
+            },
+            SearchOutcome::Failed(why) => (game.pos.random_move(&mut self.rng), Some(why)),
+        };
+        let mut out = Outbox::default();
+        let players: Vec<ConnId> = game.players().collect();
+        if let Some(why) = &problem {
+            eprintln!(
+                "yolah serve: game {}: {why}; a random move is played instead",
+                job.game
+            );
+            for &conn in &players {
+                out.error_to(
+                    conn,
+                    format!("the computer's search failed ({why}); it played a random move"),
+                );
+            }
+        }
+        if let Err(e) = self.commit(job.game, m) {
+            // Not stored, so not played: the broadcast below asks again.
+            eprintln!("yolah serve: game {}: {e}", job.game);
+            for &conn in &players {
+                out.error_to(
+                    conn,
+                    format!("the computer's move was not saved ({e}); retrying"),
+                );
+            }
+        }
+        out.extend(self.broadcast(job.game));
+        out
+    }
+
+    /// Sends the state to everyone in game `id` and asks for the computer's
+    /// search if it is its turn.
+    fn broadcast(&mut self, id: u64) -> Outbox {
         let Some(game) = self.games.get_mut(&id) else {
             return Outbox::default();
         };
-        let side = searched.side_to_move();
-        if let Occupant::Computer { player: slot, .. } = &mut game.seats[side as usize].occupant {
-            *slot = Some(player);
-        }
-        if game.pos != searched || game.pos.check_move(m).is_err() {
-            return Outbox::default();
-        }
-        game.play(m);
-        self.broadcast(id)
-    }
-
-    /// Sends the state to everyone in game `id` and lends out the computer
-    /// player if it is its turn.
-    fn broadcast(&mut self, id: u64) -> Outbox {
-        let game = self
-            .games
-            .get_mut(&id)
-            .expect("broadcast to a game that exists");
         let state = game.state();
         let mut out = Outbox::default();
         for conn in game.audience() {
             out.messages
                 .push((conn, ServerMessage::State(state.clone())));
         }
-        if !game.pos.is_game_over() {
-            let side = game.pos.side_to_move();
-            if let Occupant::Computer { player, .. } = &mut game.seats[side as usize].occupant {
-                if let Some(player) = player.take() {
-                    out.jobs.push(Job {
-                        game: id,
-                        pos: game.pos,
-                        player,
-                    });
-                }
+        if !game.pos.is_game_over() && game.search.is_none() {
+            if let Seat::Computer { spec } = game.seat(game.pos.side_to_move()) {
+                let spec = spec.clone();
+                let stop = Stop::new();
+                game.search = Some(stop.clone());
+                out.jobs.push(Job {
+                    game: id,
+                    pos: game.pos,
+                    spec,
+                    stop,
+                });
             }
+        }
+        out
+    }
+
+    /// Drops game `id` from memory (it stays in the database): its search
+    /// is stopped, its keys leave the index, and whoever was in it is told.
+    fn evict(&mut self, id: u64) -> Outbox {
+        let Some(game) = self.games.remove(&id) else {
+            return Outbox::default();
+        };
+        if let Some(stop) = game.search {
+            stop.request();
+        }
+        for hash in &game.keys {
+            self.keys.remove(hash);
+        }
+        let mut out = Outbox::default();
+        for (&conn_id, conn) in self.conns.iter_mut() {
+            if conn.joined.is_some_and(|(g, _)| g == id) {
+                conn.joined = None;
+                out.error_to(
+                    conn_id,
+                    "this game has left the server's memory; join again with its key to see it",
+                );
+            }
+        }
+        out
+    }
+
+    /// Stops every search (the server is shutting down).
+    pub fn stop_searches(&mut self) {
+        for game in self.games.values_mut() {
+            if let Some(stop) = game.search.take() {
+                stop.request();
+            }
+        }
+    }
+
+    /// Drops the games that were finished, or that nobody has sat at, for
+    /// longer than the retention time.
+    pub fn sweep(&mut self, now: Instant) -> Outbox {
+        let retention = self.limits.retention;
+        let old =
+            |t: Option<Instant>| t.is_some_and(|t| now.saturating_duration_since(t) >= retention);
+        let gone: Vec<u64> = self
+            .games
+            .iter()
+            .filter(|(_, g)| old(g.finished_at) || old(g.unseated_since))
+            .map(|(&id, _)| id)
+            .collect();
+        let mut out = Outbox::default();
+        for id in gone {
+            out.extend(self.evict(id));
         }
         out
     }
@@ -460,8 +743,9 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
-    fn hub() -> Hub {
+    fn hub_with(limits: Limits) -> Hub {
         let mut n = 0;
         Hub::new(
             vec!["random".into()],
@@ -469,7 +753,13 @@ mod tests {
                 n += 1;
                 format!("key{n}")
             }),
+            Store::open(":memory:").unwrap(),
+            limits,
         )
+    }
+
+    fn hub() -> Hub {
+        hub_with(Limits::default())
     }
 
     fn errors(out: &Outbox) -> Vec<String> {
@@ -482,24 +772,31 @@ mod tests {
             .collect()
     }
 
+    fn welcome(out: &Outbox) -> (String, Option<String>, Option<String>) {
+        match &out.messages[0].1 {
+            ServerMessage::Welcome {
+                key, invite, watch, ..
+            } => (key.clone(), invite.clone(), watch.clone()),
+            m => panic!("{m:?}"),
+        }
+    }
+
+    const NEW_HUMAN: &str = r#"{"type":"new","opponent":"human","color":"black"}"#;
+
+    fn join(key: &str) -> String {
+        format!(r#"{{"type":"join","key":"{key}"}}"#)
+    }
+
     #[test]
     fn two_people_play_and_others_are_refused() {
         let mut h = hub();
-        h.connect(1);
-        let out = h.handle(1, r#"{"type":"new","opponent":"human","color":"black"}"#);
-        let (invite, watch) = match &out.messages[0].1 {
-            ServerMessage::Welcome { invite, watch, .. } => {
-                (invite.clone().unwrap(), watch.clone())
-            }
-            m => panic!("{m:?}"),
-        };
-        assert!(errors(&h.handle(2, &format!(r#"{{"type":"join","key":"{invite}"}}"#))).is_empty());
-        assert!(errors(&h.handle(3, &format!(r#"{{"type":"join","key":"{watch}"}}"#))).is_empty());
+        h.connect(1, "a");
+        let (_, invite, watch) = welcome(&h.handle(1, NEW_HUMAN));
+        let (invite, watch) = (invite.unwrap(), watch.unwrap());
+        assert!(errors(&h.handle(2, &join(&invite))).is_empty());
+        assert!(errors(&h.handle(3, &join(&watch))).is_empty());
         // A third person cannot take a connected seat.
-        assert!(
-            errors(&h.handle(4, &format!(r#"{{"type":"join","key":"{invite}"}}"#)))[0]
-                .contains("taken")
-        );
+        assert!(errors(&h.handle(4, &join(&invite)))[0].contains("taken"));
         assert!(
             errors(&h.handle(2, r#"{"type":"move","move":"d4:b2"}"#))[0].contains("black's turn")
         );
@@ -512,6 +809,11 @@ mod tests {
             errors(&h.handle(1, r#"{"type":"move","move":"d5:b7","extra":1}"#))[0]
                 .contains("unknown field")
         );
+        assert!(
+            errors(&h.handle(1, r#"{"type":"history","extra":1}"#))[0].contains("unknown field")
+        );
+        // An array is not a message, even one serde could read field by field.
+        assert!(errors(&h.handle(1, r#"["move","d5:b7"]"#))[0].contains("JSON object"));
         assert!(errors(&h.handle(1, "{")).len() == 1);
         let ok = h.handle(1, r#"{"type":"move","move":"d5:b7"}"#);
         assert!(errors(&ok).is_empty());
@@ -522,34 +824,130 @@ mod tests {
         );
         // Player 2 drops and comes back with the same key.
         h.disconnect(2);
-        assert!(errors(&h.handle(5, &format!(r#"{{"type":"join","key":"{invite}"}}"#))).is_empty());
+        assert!(errors(&h.handle(5, &join(&invite))).is_empty());
         assert!(errors(&h.handle(5, r#"{"type":"move","move":"e5:c7"}"#)).is_empty());
-        let record = h.record(&watch).unwrap();
+        let record = h.record(&watch).unwrap().unwrap();
         assert_eq!(record.moves, ["d5:b7", "e5:c7"]);
     }
 
     #[test]
-    fn computer_turns_become_jobs() {
+    fn watchers_cost_nobody_else_a_message_and_are_bounded() {
+        let mut h = hub_with(Limits {
+            max_watchers: 3,
+            ..Limits::default()
+        });
+        let (_, _, watch) = welcome(&h.handle(1, NEW_HUMAN));
+        let watch = watch.unwrap();
+        for w in 10..13 {
+            let out = h.handle(w, &join(&watch));
+            // The welcome and the state, both to the watcher alone.
+            assert_eq!(out.messages.len(), 2);
+            assert!(out.messages.iter().all(|(c, _)| *c == w));
+        }
+        assert!(errors(&h.handle(13, &join(&watch)))[0].contains("3 watchers"));
+        assert!(
+            h.disconnect(10).messages.is_empty(),
+            "a watcher leaves quietly"
+        );
+        assert!(errors(&h.handle(13, &join(&watch))).is_empty());
+    }
+
+    #[test]
+    fn computer_turns_become_jobs_and_failures_do_not_stall() {
         let mut h = hub();
         let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
         assert_eq!(out.jobs.len(), 1, "black is the computer and moves first");
-        assert!(errors(&h.handle(
-            1,
-            r#"{"type":"new","opponent":"mcts:time=99s","color":"white"}"#
-        ))[0]
-            .contains("already"));
+        assert!(
+            errors(&h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#))[0]
+                .contains("already")
+        );
         assert!(errors(&h.handle(
             2,
             r#"{"type":"new","opponent":"mcts:time=99s","color":"white"}"#
         ))[0]
             .contains("not human or one of"));
         let job = out.jobs.into_iter().next().unwrap();
-        let mut player = job.player;
-        let m = player.choose_move(&job.pos);
-        let after = h.finish_job(job.game, job.pos, m, player);
+        // A failed search: a random move is played, the person is told.
+        let after = h.finish_search(&job, SearchOutcome::Failed("boom".into()));
+        assert!(errors(&after)[0].contains("boom"));
         assert!(after.jobs.is_empty(), "now it is the person's turn");
+        assert!(after.messages.iter().any(
+            |(_, m)| matches!(m, ServerMessage::State(s) if s.moves.len() == 1 && s.turn == "white")
+        ));
+        // A stale result (the game moved on) changes nothing.
+        assert!(h
+            .finish_search(&job, SearchOutcome::Move(Move::PASS))
+            .messages
+            .is_empty());
+    }
+
+    #[test]
+    fn a_computer_move_the_rules_refuse_is_replaced() {
+        let mut h = hub();
+        let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
+        let job = out.jobs.into_iter().next().unwrap();
+        let after = h.finish_search(&job, SearchOutcome::Move("h1:h2".parse().unwrap()));
         assert!(
-            matches!(&after.messages[0].1, ServerMessage::State(s) if s.moves.len() == 1 && s.turn == "white")
+            errors(&after)[0].contains("illegal move h1:h2"),
+            "{:?}",
+            errors(&after)
         );
+        assert!(after
+            .messages
+            .iter()
+            .any(|(_, m)| matches!(m, ServerMessage::State(s) if s.moves.len() == 1)));
+    }
+
+    #[test]
+    fn games_per_address_and_in_all_are_bounded() {
+        let mut h = hub_with(Limits {
+            max_games: 3,
+            max_games_per_addr: 2,
+            ..Limits::default()
+        });
+        for c in 1..=2 {
+            h.connect(c, "10.0.0.1");
+            assert!(errors(&h.handle(c, NEW_HUMAN)).is_empty());
+        }
+        h.connect(3, "10.0.0.1");
+        assert!(errors(&h.handle(3, NEW_HUMAN))[0].contains("2 unfinished games"));
+        h.connect(4, "10.0.0.2");
+        assert!(errors(&h.handle(4, NEW_HUMAN)).is_empty());
+        h.connect(5, "10.0.0.3");
+        assert!(errors(&h.handle(5, NEW_HUMAN))[0].contains("the most games it may (3)"));
+        // A game whose people have all left makes room.
+        h.disconnect(4);
+        assert!(errors(&h.handle(5, NEW_HUMAN)).is_empty());
+        assert_eq!(h.games_in_memory(), 3);
+    }
+
+    #[test]
+    fn games_leave_memory_and_come_back_by_key() {
+        let mut h = hub_with(Limits {
+            retention: Duration::from_secs(60),
+            ..Limits::default()
+        });
+        let (key, invite, _) = welcome(&h.handle(1, NEW_HUMAN));
+        assert!(errors(&h.handle(1, r#"{"type":"move","move":"d5:b7"}"#)).is_empty());
+        h.disconnect(1);
+        let now = Instant::now();
+        h.sweep(now);
+        assert_eq!(h.games_in_memory(), 1, "not yet");
+        h.sweep(now + Duration::from_secs(61));
+        assert_eq!(
+            h.games_in_memory(),
+            0,
+            "nobody seated for the retention time"
+        );
+        // Both keys still work: the game is loaded from the database.
+        assert_eq!(h.record(&key).unwrap().unwrap().moves, ["d5:b7"]);
+        let out = h.handle(2, &join(&invite.unwrap()));
+        assert!(errors(&out).is_empty());
+        assert!(out.messages.iter().any(
+            |(_, m)| matches!(m, ServerMessage::State(s) if s.moves == ["d5:b7"] && s.turn == "white")
+        ));
+        assert!(errors(&h.handle(2, r#"{"type":"move","move":"e5:c7"}"#)).is_empty());
+        assert!(errors(&h.handle(3, &join(&key))).is_empty());
+        assert_eq!(h.record(&key).unwrap().unwrap().moves, ["d5:b7", "e5:c7"]);
     }
 }

@@ -3,9 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Largest message a client may send, in bytes.
-pub const MAX_MESSAGE_BYTES: usize = 4096;
-
 /// What a client may send.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -31,7 +28,23 @@ pub enum ClientMessage {
         mv: String,
     },
     /// Ask for every position of the joined game, for replaying it.
-    History,
+    History {},
+}
+
+impl ClientMessage {
+    /// Parses one message strictly: a JSON object (not an array, which
+    /// serde would otherwise read field by field), a known `type`, and no
+    /// field the type does not have.
+    pub fn parse(text: &str) -> Result<ClientMessage, String> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not a valid message: {e}"))?;
+        if !value.is_object() {
+            return Err(
+                "not a valid message: send a JSON object such as {\"type\": \"history\"}".into(),
+            );
+        }
+        serde_json::from_value(value).map_err(|e| format!("not a valid message: {e}"))
+    }
 }
 
 /// What the server sends.
@@ -52,8 +65,11 @@ pub enum ServerMessage {
         /// The other seat's key, for a game between two people (to share).
         #[serde(skip_serializing_if = "Option::is_none", default)]
         invite: Option<String>,
-        /// The key for watching this game.
-        watch: String,
+        /// The key for watching this game; absent when the server no longer
+        /// knows it (keys are stored hashed, so after a restart only the
+        /// creator's first welcome had it).
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        watch: Option<String>,
     },
     /// The game as it stands; sent after every change.
     State(GameState),

@@ -1,0 +1,67 @@
+//! Every bound the server keeps, in one place: what a client, or all of
+//! them together, can make it hold. `yolah serve --help` and
+//! `docs/protocol.md` list the same defaults.
+
+use std::time::Duration;
+
+/// The server's bounds. [`Limits::default`] is what `yolah serve` uses
+/// unless told otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    /// Games held in memory at once (in play, or finished and retained).
+    pub max_games: usize,
+    /// Unfinished games one client address may have created and still hold.
+    pub max_games_per_addr: usize,
+    /// Open TCP connections in all.
+    pub max_connections: usize,
+    /// Open TCP connections from one client address.
+    pub max_connections_per_addr: usize,
+    /// Watchers of one game.
+    pub max_watchers: usize,
+    /// Computer searches running at once (the search threads).
+    pub search_threads: usize,
+    /// Messages queued for one connection; a client that lets more pile up
+    /// (it does not read) is disconnected.
+    pub send_queue: usize,
+    /// Largest WebSocket message or frame a client may send, in bytes.
+    pub max_message_bytes: usize,
+    /// Bytes the server buffers for writing to one WebSocket before the
+    /// connection is dropped.
+    pub max_write_buffer: usize,
+    /// Time a client has to send a whole HTTP request head.
+    pub header_timeout: Duration,
+    /// How often the server pings a WebSocket client.
+    pub ping_interval: Duration,
+    /// A WebSocket that sends nothing (not even a pong) for this long is
+    /// closed, and its seat freed.
+    pub idle_timeout: Duration,
+    /// How long a finished game, or an unfinished one nobody is seated at,
+    /// stays in memory (it stays in the database).
+    pub retention: Duration,
+    /// Messages per second one connection may send on average.
+    pub messages_per_second: f64,
+    /// Messages one connection may send in a burst.
+    pub message_burst: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_games: 1_000,
+            max_games_per_addr: 20,
+            max_connections: 4_096,
+            max_connections_per_addr: 64,
+            max_watchers: 100,
+            search_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            send_queue: 64,
+            max_message_bytes: 4_096,
+            max_write_buffer: 256 << 10,
+            header_timeout: Duration::from_secs(10),
+            ping_interval: Duration::from_secs(20),
+            idle_timeout: Duration::from_secs(60),
+            retention: Duration::from_secs(600),
+            messages_per_second: 20.0,
+            message_burst: 40.0,
+        }
+    }
+}

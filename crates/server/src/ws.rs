@@ -1,0 +1,202 @@
+//! One WebSocket connection: frames in through a rate limit, messages out
+//! through a bounded queue, pings, an idle timeout, and a Close frame with a
+//! code that says why it ended.
+//!
+//! | code | when |
+//! |---|---|
+//! | 1000 | the client went quiet past the idle timeout |
+//! | 1001 | the server is shutting down |
+//! | 1002 | a broken frame |
+//! | 1008 | the client does not read what it is sent, or floods |
+//! | 1009 | a message over the size limit |
+
+use crate::hub::ConnId;
+use crate::net::Peer;
+use crate::protocol::ServerMessage;
+use crate::Shared;
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, Notify};
+
+/// What the writer sends.
+pub enum Outgoing {
+    /// A protocol message.
+    Message(ServerMessage),
+    /// A ping.
+    Ping,
+}
+
+/// How the rest of the server reaches a connection.
+pub struct Handle {
+    /// Its bounded queue.
+    pub tx: mpsc::Sender<Outgoing>,
+    /// Woken when the connection must go (it does not read).
+    pub kill: Arc<Notify>,
+}
+
+/// A write that takes longer than this means the client is not reading.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Frames dropped by the rate limit in a row before the client is cut off.
+const MAX_REFUSED: u32 = 200;
+
+/// Why the read loop ended, and the Close frame to send.
+fn close(code: u16, reason: &str) -> Option<CloseFrame> {
+    Some(CloseFrame {
+        code,
+        reason: reason.into(),
+    })
+}
+
+/// The close code for a read error: too large, or broken.
+fn close_for(error: &axum::Error) -> Option<CloseFrame> {
+    let text = error.to_string();
+    if text.contains("Space limit exceeded")
+        || text.contains("too long")
+        || text.contains("too big")
+    {
+        close(1009, "message too large")
+    } else {
+        close(1002, "protocol error")
+    }
+}
+
+/// Serves one upgraded connection until it ends.
+pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
+    let limits = shared.limits.clone();
+    let id: ConnId = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let (tx, mut rx) = mpsc::channel::<Outgoing>(limits.send_queue);
+    let kill = Arc::new(Notify::new());
+    shared.conns().insert(
+        id,
+        Handle {
+            tx: tx.clone(),
+            kill: Arc::clone(&kill),
+        },
+    );
+    let (mut sink, mut stream) = socket.split();
+    let (close_tx, close_rx) = tokio::sync::oneshot::channel::<Option<CloseFrame>>();
+    let writer = tokio::spawn(async move {
+        let mut close_rx = close_rx;
+        loop {
+            tokio::select! {
+                biased;
+                frame = &mut close_rx => {
+                    // Whatever is still queued goes first, then the Close.
+                    while let Ok(out) = rx.try_recv() {
+                        if send(&mut sink, out).await.is_err() {
+                            return;
+                        }
+                    }
+                    let frame = frame.unwrap_or(None);
+                    let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.send(Message::Close(frame))).await;
+                    return;
+                }
+                out = rx.recv() => match out {
+                    Some(out) => {
+                        if send(&mut sink, out).await.is_err() {
+                            return;
+                        }
+                    }
+                    None => return,
+                },
+            }
+        }
+    });
+    let hello = shared.hub().connect(id, &peer.addr.ip().to_string());
+    shared.dispatch(hello);
+
+    let mut shutdown = shared.shutdown.subscribe();
+    let mut ping = tokio::time::interval(limits.ping_interval);
+    ping.tick().await;
+    let mut tokens = limits.message_burst;
+    let mut last = Instant::now();
+    let mut refused = 0u32;
+    let mut last_refusal_notice: Option<Instant> = None;
+    // The idle deadline counts from the last frame heard, whatever else
+    // (pings, kills) wakes the loop in between.
+    let mut heard = tokio::time::Instant::now();
+    let frame: Option<CloseFrame> = loop {
+        tokio::select! {
+            _ = tokio::time::sleep_until(heard + limits.idle_timeout) => {
+                break close(1000, "idle for too long");
+            }
+            next = stream.next() => {
+                heard = tokio::time::Instant::now();
+                let message = match next {
+                    None => break None,
+                    Some(Err(e)) => break close_for(&e),
+                    Some(Ok(m)) => m,
+                };
+                if matches!(message, Message::Close(_)) {
+                    break None;
+                }
+                // Every frame counts against the rate, pings and pongs too.
+                let now = Instant::now();
+                tokens = (tokens + now.duration_since(last).as_secs_f64() * limits.messages_per_second)
+                    .min(limits.message_burst);
+                last = now;
+                if tokens < 1.0 {
+                    refused += 1;
+                    if refused > MAX_REFUSED {
+                        break close(1008, "too many messages");
+                    }
+                    // At most one notice a second, so refusals cannot be
+                    // used to make the server write.
+                    if last_refusal_notice.is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1)) {
+                        last_refusal_notice = Some(now);
+                        shared.send(id, ServerMessage::Error { message: "too many messages: slow down".into() });
+                    }
+                    continue;
+                }
+                tokens -= 1.0;
+                refused = 0;
+                match message {
+                    Message::Text(text) => {
+                        let out = shared.hub().handle(id, text.as_str());
+                        shared.dispatch(out);
+                    }
+                    Message::Binary(_) => shared.send(id, ServerMessage::Error {
+                        message: "send JSON text messages".into(),
+                    }),
+                    Message::Ping(_) | Message::Pong(_) | Message::Close(_) => {}
+                }
+            }
+            _ = ping.tick() => {
+                if tx.try_send(Outgoing::Ping).is_err() {
+                    break close(1008, "not reading");
+                }
+            }
+            _ = kill.notified() => break close(1008, "not reading"),
+            _ = shutdown.changed() => break close(1001, "server shutting down"),
+        }
+    };
+    shared.conns().remove(&id);
+    let out = shared.hub().disconnect(id);
+    shared.dispatch(out);
+    let _ = close_tx.send(frame);
+    drop(tx);
+    // The writer sends what is queued and the Close frame, within bounds.
+    let _ = tokio::time::timeout(WRITE_TIMEOUT + Duration::from_secs(1), writer).await;
+    drop(peer);
+}
+
+async fn send(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    out: Outgoing,
+) -> Result<(), ()> {
+    let message = match out {
+        Outgoing::Message(m) => Message::Text(
+            serde_json::to_string(&m)
+                .expect("server messages serialise")
+                .into(),
+        ),
+        Outgoing::Ping => Message::Ping(Vec::new().into()),
+    };
+    match tokio::time::timeout(WRITE_TIMEOUT, sink.send(message)).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
