@@ -38,7 +38,7 @@ use hub::{ConnId, Hub, Outbox};
 use protocol::ServerMessage;
 use search::{Job, Pool};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
@@ -94,6 +94,8 @@ pub(crate) struct Shared {
     allowed_origins: Vec<String>,
     shutdown: tokio::sync::watch::Sender<bool>,
     counter: Arc<net::Counter>,
+    /// Protocol messages queued to clients since the start.
+    messages_sent: AtomicU64,
 }
 
 impl Shared {
@@ -112,7 +114,10 @@ impl Shared {
     fn send(&self, conn: ConnId, message: ServerMessage) {
         let mut conns = self.conns();
         let full = match conns.get(&conn) {
-            Some(h) => h.tx.try_send(Outgoing::Message(message)).is_err(),
+            Some(h) => {
+                self.messages_sent.fetch_add(1, Ordering::Relaxed);
+                h.tx.try_send(Outgoing::Message(message)).is_err()
+            }
             None => false,
         };
         if full {
@@ -172,6 +177,7 @@ pub async fn serve(
         allowed_origins: config.allowed_origins.clone(),
         shutdown: shutdown_tx,
         counter: net::Counter::new(limits.max_connections, limits.max_connections_per_addr),
+        messages_sent: AtomicU64::new(0),
     });
     let weak: Weak<Shared> = Arc::downgrade(&shared);
     let on_done = Arc::new(move |job: &Job, outcome| {
@@ -270,7 +276,7 @@ fn router(shared: Arc<Shared>) -> Router {
 }
 
 /// The server's counters: `games_in_memory`, `connections`, `websockets`,
-/// `searches_queued`.
+/// `searches_queued`, `messages_sent`.
 async fn stats(State(shared): State<Arc<Shared>>) -> Response {
     let queued = shared
         .pool
@@ -283,6 +289,7 @@ async fn stats(State(shared): State<Arc<Shared>>) -> Response {
         "connections": shared.counter.open(),
         "websockets": shared.conns().len(),
         "searches_queued": queued,
+        "messages_sent": shared.messages_sent.load(Ordering::Relaxed),
     }))
     .into_response()
 }

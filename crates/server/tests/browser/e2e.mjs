@@ -4,7 +4,8 @@ import { chromium } from "playwright-core";
 import { spawn } from "node:child_process";
 
 const [yolah, screenshot] = process.argv.slice(2);
-const server = spawn(yolah, ["serve", "--port", "0", "--players", "random"], { stdio: ["ignore", "ignore", "pipe"] });
+const server = spawn(yolah, ["serve", "--port", "0", "--players", "random", "--db", ":memory:"],
+                     { stdio: ["ignore", "ignore", "pipe"] });
 const url = await new Promise((resolve, reject) => {
   let err = "";
   server.stderr.on("data", d => {
@@ -56,6 +57,17 @@ try {
   await page.click("#first");
   const ply = await page.textContent("#ply");
   if (!ply.startsWith("ply 0/")) throw new Error(`replay shows ${ply}`);
+  // The archive lists the finished game, and its replay view opens from it.
+  await page.goto(url);
+  await page.click("#archive summary");
+  await page.waitForSelector("#games li a");
+  await page.click("#games li a");
+  await page.waitForFunction(() => history !== null && /^Game \d+: /.test(document.getElementById("status").textContent));
+  await page.click("#prev");
+  const archived = await page.textContent("#ply");
+  const total = await page.evaluate("history.moves.length");
+  if (archived !== `ply ${total - 1}/${total}`) throw new Error(`archive replay shows ${archived}`);
+  console.log(`archive: ${await page.textContent("#status")}, ${total} plies, stepped back to ${archived}`);
 } catch (e) {
   failed = true;
   console.error(e);

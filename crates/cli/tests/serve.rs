@@ -1,0 +1,188 @@
+//! `yolah serve` killed with SIGKILL in the middle of 50 games, and started
+//! again on the same database: every game comes back at the position its
+//! players last saw, with the same keys; no move is lost or played twice.
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Starts `yolah serve` on a free port with `db`; its address.
+fn serve(db: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            db,
+            "--players",
+            "random",
+            "alphabeta:depth=2",
+        ])
+        .args([
+            "--max-games-per-addr",
+            "1000",
+            "--max-connections-per-addr",
+            "1000",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("yolah serve starts");
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines.next().expect("yolah serve says where").unwrap();
+        if let Some(rest) = line.split("serving http://").nth(1) {
+            break rest.split('/').next().unwrap().to_string();
+        }
+    };
+    // Keep reading stderr so the server never blocks on it.
+    std::thread::spawn(move || for _ in lines {});
+    (child, addr)
+}
+
+async fn client(addr: &str) -> Ws {
+    let (mut ws, _) = connect_async(format!("ws://{addr}/ws")).await.unwrap();
+    assert_eq!(next(&mut ws).await["type"], "hello");
+    ws
+}
+
+async fn send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+async fn next(ws: &mut Ws) -> Value {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(60), ws.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
+            Ok(Some(Ok(_))) => continue,
+            other => panic!("no message: {other:?}"),
+        }
+    }
+}
+
+async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let v = next(ws).await;
+        if v["type"] == kind {
+            return v;
+        }
+    }
+}
+
+/// One game: its keys, and the moves its players last saw.
+struct Game {
+    keys: Vec<(String, &'static str)>,
+    seen: Vec<Value>,
+    computer: bool,
+}
+
+/// Plays `plies` moves of game `g` (even: against the computer, odd: two
+/// people) and returns what the players saw.
+async fn play(addr: &str, g: usize, plies: usize) -> Game {
+    let mut rng = yolah::Rng::new(g as u64);
+    let mut black = client(addr).await;
+    let computer = g.is_multiple_of(2);
+    let opponent = if computer {
+        "alphabeta:depth=2"
+    } else {
+        "human"
+    };
+    send(
+        &mut black,
+        json!({"type": "new", "opponent": opponent, "color": "black"}),
+    )
+    .await;
+    let welcome = next_of(&mut black, "welcome").await;
+    let mut keys = vec![(welcome["key"].as_str().unwrap().to_string(), "black")];
+    let mut white = None;
+    if !computer {
+        let invite = welcome["invite"].as_str().unwrap().to_string();
+        let mut w = client(addr).await;
+        send(&mut w, json!({"type": "join", "key": invite})).await;
+        next_of(&mut w, "welcome").await;
+        keys.push((invite, "white"));
+        white = Some(w);
+    }
+    let mut state = next_of(&mut black, "state").await;
+    let mut played = 0;
+    while played < plies && state["game_over"] != true {
+        let mover = if state["turn"] == "black" {
+            &mut black
+        } else if let Some(w) = white.as_mut() {
+            w
+        } else {
+            // The computer's turn: wait for its move.
+            state = next_of(&mut black, "state").await;
+            continue;
+        };
+        let legal = state["legal"].as_array().unwrap();
+        let m = legal[rng.below(legal.len() as u32) as usize].clone();
+        let n = state["moves"].as_array().unwrap().len();
+        send(mover, json!({"type": "move", "move": m})).await;
+        state = loop {
+            let s = next_of(mover, "state").await;
+            if s["moves"].as_array().unwrap().len() > n {
+                break s;
+            }
+        };
+        played += 1;
+    }
+    Game {
+        keys,
+        seen: state["moves"].as_array().unwrap().clone(),
+        computer,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_games_survive_kill_9() {
+    let db = std::env::temp_dir().join(format!("yolah-kill9-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&db);
+    let db = db.to_str().unwrap().to_string();
+    let (mut server, addr) = serve(&db);
+    let mut tasks = Vec::new();
+    for g in 0..50 {
+        let addr = addr.clone();
+        tasks.push(tokio::spawn(async move { play(&addr, g, 3 + g % 7).await }));
+    }
+    let mut games = Vec::new();
+    for t in tasks {
+        games.push(t.await.unwrap());
+    }
+    // SIGKILL: no shutdown, no flush, nothing.
+    server.kill().unwrap();
+    server.wait().unwrap();
+
+    let (mut server, addr) = serve(&db);
+    for game in &games {
+        for (key, role) in &game.keys {
+            let mut ws = client(&addr).await;
+            send(&mut ws, json!({"type": "join", "key": key})).await;
+            assert_eq!(next_of(&mut ws, "welcome").await["role"], *role);
+            let moves = next_of(&mut ws, "state").await["moves"]
+                .as_array()
+                .unwrap()
+                .clone();
+            if game.computer {
+                // Its computer may have been thinking at the kill, and has
+                // thought again since: what was seen is the start of it.
+                assert_eq!(moves[..game.seen.len()], game.seen[..], "{key}");
+                assert!(moves.len() <= game.seen.len() + 2);
+            } else {
+                assert_eq!(moves, game.seen, "{key}");
+            }
+        }
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+    let _ = std::fs::remove_file(&db);
+}
