@@ -3,6 +3,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod compete;
+mod engine;
 mod learn;
 mod measure;
 mod play;
@@ -192,6 +193,14 @@ enum Command {
     /// Serve the web page and WebSocket games (people and computers), kept in
     /// a database so that games survive a restart.
     Serve(ServeArgs),
+    /// Speak the engine protocol (docs/engine-protocol.md) on standard input
+    /// and output, with one of our players, so that other programs can play it.
+    Engine {
+        /// The player, such as nn:time=1s (the protocol's Player option
+        /// changes it).
+        #[arg(long, default_value = "alphabeta:time=1s")]
+        player: String,
+    },
     /// Search a position with a player and show what it finds.
     Analyse {
         #[command(flatten)]
@@ -263,6 +272,29 @@ struct ServeArgs {
     /// Time a client has to send a request's head.
     #[arg(long, default_value = "10s", value_parser = parse_duration_arg)]
     header_timeout: std::time::Duration,
+    /// Messages queued to one connection before a client that does not read
+    /// is disconnected.
+    #[arg(long, default_value_t = Limits::default().send_queue as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    send_queue: u64,
+    /// Largest WebSocket message or frame a client may send, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_message_bytes as u64, value_parser = clap::value_parser!(u64).range(256..=1_048_576))]
+    max_message_bytes: u64,
+    /// Bytes buffered for writing to one WebSocket before it is dropped.
+    #[arg(long, default_value_t = Limits::default().max_write_buffer as u64, value_parser = clap::value_parser!(u64).range(4_096..=1_073_741_824))]
+    max_write_buffer: u64,
+    /// Messages per second one connection may send on average.
+    #[arg(long, default_value_t = Limits::default().messages_per_second, value_parser = positive_number)]
+    messages_per_second: f64,
+    /// Messages one connection may send in a burst.
+    #[arg(long, default_value_t = Limits::default().message_burst, value_parser = positive_number)]
+    message_burst: f64,
+}
+
+fn positive_number(text: &str) -> std::result::Result<f64, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= 1.0)
+        .ok_or_else(|| format!("{text:?} is not a number of at least 1"))
 }
 
 fn parse_duration_arg(text: &str) -> std::result::Result<std::time::Duration, String> {
@@ -399,6 +431,7 @@ fn run(command: Command) -> Result<String> {
             resume,
         ),
         Command::Serve(args) => serve_command(args),
+        Command::Engine { player } => engine::engine_command(&player),
         Command::Selfplay {
             player,
             games,
@@ -457,7 +490,11 @@ fn serve_command(args: ServeArgs) -> Result<String> {
         idle_timeout: args.idle_timeout,
         ping_interval: defaults.ping_interval.min(args.idle_timeout / 3),
         header_timeout: args.header_timeout,
-        ..defaults
+        send_queue: args.send_queue as usize,
+        max_message_bytes: args.max_message_bytes as usize,
+        max_write_buffer: args.max_write_buffer as usize,
+        messages_per_second: args.messages_per_second,
+        message_burst: args.message_burst,
     };
     let config = yolah_server::Config {
         players,

@@ -211,3 +211,36 @@ fn selfplay_refuses_a_player_without_a_score() {
         "\"random\" gives no score to learn from",
     );
 }
+
+#[test]
+fn serve_shows_every_bound_and_refuses_bad_ones() {
+    let out = yolah(&["serve", "--help"]);
+    let help = stdout(&out);
+    for flag in [
+        "--db",
+        "--allow-origin",
+        "--max-games",
+        "--max-games-per-addr",
+        "--max-connections",
+        "--max-connections-per-addr",
+        "--max-watchers",
+        "--search-threads",
+        "--retention",
+        "--idle-timeout",
+        "--header-timeout",
+        "--send-queue",
+        "--max-message-bytes",
+        "--max-write-buffer",
+        "--messages-per-second",
+        "--message-burst",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from serve --help");
+    }
+    fails_with(&["serve", "--retention", "5"], "not a duration");
+    fails_with(&["serve", "--max-games", "0"], "invalid value");
+    fails_with(&["serve", "--players", "chess"], "unknown player");
+    fails_with(
+        &["serve", "--port", "0", "--db", "/no/such/dir/games.db"],
+        "database: cannot open /no/such/dir/games.db",
+    );
+}

@@ -3,7 +3,7 @@
 
 use crate::eval::{Evaluator, Weights};
 use crate::score::{DECIDED, WIN};
-use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError, Stop};
+use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError, Stop};
 use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, Rng, MAX_MOVES};
 
@@ -146,7 +146,7 @@ impl<E: Evaluator> AlphaBeta<E> {
     fn out_of_budget(&self) -> bool {
         match self.budget {
             Budget::Count(n) => self.nodes >= n || self.clock.expired(),
-            Budget::Time(_) | Budget::Depth(_) => self.clock.expired(),
+            Budget::Time(_) | Budget::Depth(_) | Budget::Infinite => self.clock.expired(),
         }
     }
 
@@ -357,8 +357,20 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
         self.killers = [[Move::PASS; 2]; MAX_PLY];
     }
 
-    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
-        self.clock = Clock::start(self.budget, stop);
+    fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
+        // This search's budget, and the player's own back afterwards.
+        let own = self.budget;
+        self.budget = search.budget.unwrap_or(own);
+        let analysis = self.iterate(pos, &mut search);
+        self.budget = own;
+        analysis
+    }
+}
+
+impl<E: Evaluator> AlphaBeta<E> {
+    /// Iterative deepening within `self.budget`.
+    fn iterate(&mut self, pos: &Position, search: &mut Search<'_>) -> Analysis {
+        self.clock = Clock::start(self.budget, search.stop);
         if self.table.is_empty() {
             self.table = vec![EMPTY; TT_ENTRIES];
         }
@@ -394,6 +406,10 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
                         // Move the best move to the front for the next iteration.
                         let at = list.iter().position(|&m| m == result.0).unwrap_or(0);
                         list[..=at].rotate_right(1);
+                        if search.progress.is_some() {
+                            let report = self.analysis(pos, best, completed);
+                            search.report(&report);
+                        }
                     }
                     None => break,
                 }
@@ -405,6 +421,11 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
                 }
             }
         }
+        self.analysis(pos, best, completed)
+    }
+
+    /// Where the search stands: `best` (move, score) after `completed` plies.
+    fn analysis(&self, pos: &Position, best: (Move, i32), completed: u32) -> Analysis {
         let mut pv = self.principal_variation(pos, completed.max(1));
         if pv.first() != Some(&best.0) {
             pv = vec![best.0];

@@ -18,6 +18,8 @@ pub enum Budget {
     Depth(u32),
     /// Stop after this many units of work: nodes, iterations or playouts.
     Count(u64),
+    /// Until stopped (alpha-beta also ends when it has solved the position).
+    Infinite,
 }
 
 /// Asks a running search to stop: another thread calls [`Stop::request`]
@@ -76,7 +78,7 @@ impl Clock {
         let start = Instant::now();
         let deadline = match budget {
             Budget::Time(t) => Some(start + t),
-            Budget::Depth(_) | Budget::Count(_) => None,
+            Budget::Depth(_) | Budget::Count(_) | Budget::Infinite => None,
         };
         Clock {
             start,
@@ -88,6 +90,11 @@ impl Clock {
     /// Whether the deadline has passed or a stop was requested.
     pub(crate) fn expired(&self) -> bool {
         self.stop.is_requested() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Seconds since the start, as a duration.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.start.elapsed()
     }
 
     pub(crate) fn seconds(&self) -> f64 {

@@ -69,10 +69,46 @@ pub struct Analysis {
     pub pv: Vec<Move>,
 }
 
+/// One search's settings beyond the position: a budget for this search
+/// only, the flag that stops it, and who hears of its progress.
+pub struct Search<'a> {
+    /// This search's budget instead of the player's own. Monte Carlo
+    /// players have no depth: they keep their own budget when given one.
+    pub budget: Option<Budget>,
+    /// Raised to stop the search early.
+    pub stop: &'a Stop,
+    /// Called as the search goes: after each completed depth (alpha-beta),
+    /// about every 100 ms (Monte Carlo players).
+    pub progress: Option<&'a mut dyn FnMut(&Analysis)>,
+}
+
+impl<'a> Search<'a> {
+    /// The player's own budget, `stop`, nobody told of progress.
+    pub fn new(stop: &'a Stop) -> Search<'a> {
+        Search {
+            budget: None,
+            stop,
+            progress: None,
+        }
+    }
+
+    /// Tells whoever listens how the search stands.
+    pub(crate) fn report(&mut self, analysis: &Analysis) {
+        if let Some(progress) = self.progress.as_mut() {
+            progress(analysis);
+        }
+    }
+}
+
 /// A computer player.
 pub trait Player: Send {
     /// The spec this player was built from.
     fn spec(&self) -> &str;
+
+    /// Searches `pos` as `search` says: within its budget (or the player's
+    /// own) or until its stop flag is raised, whichever comes first. A
+    /// stopped search still answers with a legal move, the best so far.
+    fn search(&mut self, pos: &Position, search: Search<'_>) -> Analysis;
 
     /// Searches `pos` within the player's budget.
     fn analyse(&mut self, pos: &Position) -> Analysis {
@@ -80,9 +116,10 @@ pub trait Player: Send {
     }
 
     /// Searches `pos` within the player's budget or until `stop` is
-    /// requested, whichever comes first; a stopped search still answers
-    /// with a legal move (the best found so far).
-    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis;
+    /// requested, whichever comes first.
+    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
+        self.search(pos, Search::new(stop))
+    }
 
     /// The move to play in `pos`.
     fn choose_move(&mut self, pos: &Position) -> Move {

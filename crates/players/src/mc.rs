@@ -1,6 +1,6 @@
 //! Flat Monte Carlo: random playouts after each legal move, best mean wins.
 
-use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError, Stop};
+use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
 use yolah::playout::Playout;
 use yolah::{Color, Move, Position, Rng};
 
@@ -44,8 +44,14 @@ impl Player for MonteCarlo {
         &self.spec
     }
 
-    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
-        let clock = Clock::start(self.budget, stop);
+    fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
+        // A depth means nothing to Monte Carlo: keep the own budget then.
+        let budget = match search.budget {
+            Some(Budget::Depth(_)) | None => self.budget,
+            Some(b) => b,
+        };
+        let clock = Clock::start(budget, search.stop);
+        let mut reported = std::time::Duration::ZERO;
         let me = pos.side_to_move();
         let moves = pos.legal_moves();
         let children: Vec<(Move, Position)> = moves
@@ -64,9 +70,9 @@ impl Player for MonteCarlo {
         if children.len() > 1 {
             'search: loop {
                 for (total, (_, child)) in totals.iter_mut().zip(&children) {
-                    let budget_spent = match self.budget {
+                    let budget_spent = match budget {
                         Budget::Count(n) => runs >= n,
-                        Budget::Time(_) | Budget::Depth(_) => false,
+                        Budget::Time(_) | Budget::Depth(_) | Budget::Infinite => false,
                     };
                     // Every move gets one playout before the clock counts.
                     let done =
@@ -78,29 +84,48 @@ impl Player for MonteCarlo {
                     runs += 1;
                 }
                 rounds += 1;
+                if search.progress.is_some() && clock.elapsed() >= reported + REPORT_EVERY {
+                    reported = clock.elapsed();
+                    let now = summary(&children, &totals, runs, rounds, &clock);
+                    search.report(&now);
+                }
             }
         }
-        let (best, mean) = totals
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let n = rounds + u64::from((i as u64) < runs % children.len() as u64);
-                (i, t / n.max(1) as f64)
-            })
-            .fold((0, f64::MIN), |acc, x| if x.1 > acc.1 { x } else { acc });
-        let best_move = children[best].0;
-        Analysis {
-            best_move,
-            score: if children.len() > 1 {
-                Score::WinRate(mean)
-            } else {
-                Score::Unknown
-            },
-            depth: None,
-            iterations: Some(runs),
-            nodes: runs,
-            seconds: clock.seconds(),
-            pv: vec![best_move],
-        }
+        summary(&children, &totals, runs, rounds, &clock)
+    }
+}
+
+/// How often a search reports its progress.
+const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The best move by mean result so far.
+fn summary(
+    children: &[(Move, Position)],
+    totals: &[f64],
+    runs: u64,
+    rounds: u64,
+    clock: &Clock,
+) -> Analysis {
+    let (best, mean) = totals
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let n = rounds + u64::from((i as u64) < runs % children.len() as u64);
+            (i, t / n.max(1) as f64)
+        })
+        .fold((0, f64::MIN), |acc, x| if x.1 > acc.1 { x } else { acc });
+    let best_move = children[best].0;
+    Analysis {
+        best_move,
+        score: if children.len() > 1 {
+            Score::WinRate(mean)
+        } else {
+            Score::Unknown
+        },
+        depth: None,
+        iterations: Some(runs),
+        nodes: runs,
+        seconds: clock.seconds(),
+        pv: vec![best_move],
     }
 }

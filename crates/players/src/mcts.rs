@@ -13,7 +13,7 @@
 
 use crate::mc::playout;
 use crate::nn::QuantNet;
-use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError, Stop};
+use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
 use yolah::{Color, Move, Position, Rng, MAX_MOVES};
 
 /// One tree node: 16 bytes.
@@ -255,8 +255,14 @@ impl Player for Mcts {
         self.nodes.clear();
     }
 
-    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
-        let clock = Clock::start(self.budget, stop);
+    fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
+        // A depth means nothing to Monte Carlo: keep the own budget then.
+        let budget = match search.budget {
+            Some(Budget::Depth(_)) | None => self.budget,
+            Some(b) => b,
+        };
+        let clock = Clock::start(budget, search.stop);
+        let mut reported = std::time::Duration::ZERO;
         if self.nodes.capacity() < self.capacity {
             // The arenas are allocated by the first search, not by `new`: a
             // player that is made but never searches costs nothing.
@@ -267,16 +273,34 @@ impl Player for Mcts {
         let mut iterations = 0u64;
         let single = pos.legal_move_count() == 1;
         loop {
-            let done = match self.budget {
+            let done = match budget {
                 Budget::Count(n) => iterations >= n,
-                Budget::Time(_) | Budget::Depth(_) => false,
+                Budget::Time(_) | Budget::Depth(_) | Budget::Infinite => false,
             } || (iterations.is_multiple_of(64) && iterations > 0 && clock.expired());
             if done || (single && iterations > 0) {
                 break;
             }
             self.iterate(pos);
             iterations += 1;
+            if iterations.is_multiple_of(256)
+                && search.progress.is_some()
+                && clock.elapsed() >= reported + REPORT_EVERY
+            {
+                reported = clock.elapsed();
+                let now = self.summary(pos, iterations, &clock);
+                search.report(&now);
+            }
         }
+        self.summary(pos, iterations, &clock)
+    }
+}
+
+/// How often a search reports its progress.
+const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+impl Mcts {
+    /// The most visited line from the root, and its win rate.
+    fn summary(&self, pos: &Position, iterations: u64, clock: &Clock) -> Analysis {
         let mut pv = Vec::new();
         let mut index = 0;
         while let Some(child) = self.most_visited(index) {

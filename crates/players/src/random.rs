@@ -1,6 +1,6 @@
 //! The uniform random player.
 
-use crate::{Analysis, Budget, Clock, Player, Score, Spec, SpecError, Stop};
+use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
 use yolah::{Position, Rng};
 
 /// Plays a uniformly random legal move.
@@ -31,8 +31,8 @@ impl Player for RandomPlayer {
         &self.spec
     }
 
-    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
-        let clock = Clock::start(Budget::Count(1), stop);
+    fn search(&mut self, pos: &Position, search: Search<'_>) -> Analysis {
+        let clock = Clock::start(Budget::Count(1), search.stop);
         let m = pos.random_move(&mut self.rng);
         Analysis {
             best_move: m,

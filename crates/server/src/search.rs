@@ -234,7 +234,11 @@ mod tests {
         fn spec(&self) -> &str {
             "panics"
         }
-        fn analyse_until(&mut self, _: &Position, _: &Stop) -> yolah_players::Analysis {
+        fn search(
+            &mut self,
+            _: &Position,
+            _: yolah_players::Search<'_>,
+        ) -> yolah_players::Analysis {
             panic!("this player always panics")
         }
     }

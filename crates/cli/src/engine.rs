@@ -1,0 +1,433 @@
+//! `yolah engine`: any of our players behind the line protocol of
+//! `docs/engine-protocol.md`, on standard input and output.
+//!
+//! The main thread reads commands; a `go` moves the player to a search
+//! thread, which writes `info` lines as the search goes and the `bestmove`
+//! at its end, and hands the player back when it is joined. Output lines
+//! from both threads go through one lock, so they never interleave.
+
+use anyhow::Result;
+use std::io::{BufRead, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+use yolah::{Color, Move, Position};
+use yolah_players::{from_spec, Analysis, Budget, Player, Score, Search, Stop};
+
+/// The longest command line read.
+const MAX_LINE_BYTES: u64 = 64 << 10;
+/// The most milliseconds `MoveOverhead` may be.
+const MAX_OVERHEAD_MS: u64 = 5_000;
+const COMMANDS: &str = "yolah, isready, setoption, newgame, position, go, stop, quit";
+
+/// Writes whole lines to standard output, one thread at a time.
+#[derive(Clone)]
+struct Out(Arc<Mutex<std::io::Stdout>>);
+
+impl Out {
+    fn line(&self, text: &str) {
+        let mut out = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // A controller that closed our output will see nothing more anyway.
+        let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+    }
+}
+
+/// A search in progress: its stop flag and the thread that gives the
+/// player back.
+struct Running {
+    stop: Stop,
+    /// Set just before the `bestmove` is written: from then on the search
+    /// is over for the controller, even if the thread has not returned.
+    answered: Arc<AtomicBool>,
+    thread: JoinHandle<Box<dyn Player>>,
+}
+
+struct Engine {
+    out: Out,
+    spec: String,
+    /// The player, while no search has it.
+    player: Option<Box<dyn Player>>,
+    running: Option<Running>,
+    pos: Position,
+    overhead_ms: u64,
+}
+
+/// Runs the protocol on standard input and output until `quit` or the end
+/// of input.
+pub fn engine_command(spec: &str) -> Result<String> {
+    let player = from_spec(spec)?;
+    let mut engine = Engine {
+        out: Out(Arc::new(Mutex::new(std::io::stdout()))),
+        spec: spec.to_string(),
+        player: Some(player),
+        running: None,
+        pos: Position::START,
+        overhead_ms: 30,
+    };
+    let mut input = std::io::stdin().lock();
+    loop {
+        let mut bytes = Vec::new();
+        let n = Read::take(&mut input, MAX_LINE_BYTES + 1).read_until(b'\n', &mut bytes)?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() as u64 > MAX_LINE_BYTES {
+            engine.out.line(&format!(
+                "error a line is longer than {MAX_LINE_BYTES} bytes"
+            ));
+            // Skip the rest of that line.
+            while !bytes.ends_with(b"\n") {
+                bytes.clear();
+                if Read::take(&mut input, MAX_LINE_BYTES).read_until(b'\n', &mut bytes)? == 0 {
+                    break;
+                }
+            }
+            continue;
+        }
+        let line = String::from_utf8_lossy(&bytes);
+        if !engine.command(line.trim()) {
+            break;
+        }
+    }
+    engine.finish_search(true);
+    Ok(String::new())
+}
+
+impl Engine {
+    fn error(&self, message: impl std::fmt::Display) {
+        self.out.line(&format!("error {message}"));
+    }
+
+    /// Handles one command; false on `quit`.
+    fn command(&mut self, line: &str) -> bool {
+        let mut words = line.split_whitespace();
+        let Some(first) = words.next() else {
+            return true;
+        };
+        let rest: Vec<&str> = words.collect();
+        match first {
+            "yolah" => self.handshake(),
+            "isready" => self.out.line("readyok"),
+            "setoption" => self.set_option(&rest),
+            "newgame" => {
+                if self.searching() {
+                    self.error("newgame: a search is running; send stop first");
+                } else if let Some(p) = self.player() {
+                    p.new_game();
+                }
+            }
+            "position" => {
+                if let Err(e) = self.set_position(&rest) {
+                    self.error(format!("position: {e}"));
+                }
+            }
+            "go" => {
+                if let Err(e) = self.go(&rest) {
+                    self.error(format!("go: {e}"));
+                }
+            }
+            "stop" => self.finish_search(true),
+            "quit" => return false,
+            other => self.error(format!("unknown command {other:?} (commands: {COMMANDS})")),
+        }
+        true
+    }
+
+    fn handshake(&self) {
+        self.out.line(&format!("id name yolah {}", self.spec));
+        self.out.line("id author the yolah developers");
+        self.out.line(&format!(
+            "option name Player type string default {}",
+            self.spec
+        ));
+        self.out.line(&format!(
+            "option name MoveOverhead type spin default {} min 0 max {MAX_OVERHEAD_MS}",
+            self.overhead_ms
+        ));
+        self.out.line("yolahok");
+    }
+
+    /// Whether a search has not yet answered.
+    fn searching(&mut self) -> bool {
+        match &self.running {
+            Some(r) if !r.answered.load(Ordering::Acquire) => true,
+            Some(_) => {
+                self.finish_search(false);
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// Stops (if `stop`) and joins the running search, taking the player
+    /// back.
+    fn finish_search(&mut self, stop: bool) {
+        if let Some(running) = self.running.take() {
+            if stop {
+                running.stop.request();
+            }
+            match running.thread.join() {
+                Ok(player) => self.player = Some(player),
+                // The search panicked; make the player again.
+                Err(_) => self.player = from_spec(&self.spec).ok(),
+            }
+        }
+    }
+
+    fn player(&mut self) -> Option<&mut Box<dyn Player>> {
+        self.finish_search(false);
+        self.player.as_mut()
+    }
+
+    fn set_option(&mut self, words: &[&str]) {
+        if self.searching() {
+            return self.error("setoption: a search is running; send stop first");
+        }
+        // setoption name NAME value VALUE (the value may hold spaces).
+        let (name, value) = match words {
+            ["name", name, "value", value @ ..] if !value.is_empty() => (*name, value.join(" ")),
+            _ => return self.error("setoption: expected setoption name NAME value VALUE"),
+        };
+        match name {
+            "Player" => match from_spec(&value) {
+                Ok(p) => {
+                    self.player = Some(p);
+                    self.spec = value;
+                }
+                Err(e) => self.error(format!("setoption Player: {e}")),
+            },
+            "MoveOverhead" => match value.parse::<u64>() {
+                Ok(ms) if ms <= MAX_OVERHEAD_MS => self.overhead_ms = ms,
+                _ => self.error(format!(
+                    "setoption MoveOverhead: {value:?} is not a whole number from 0 to {MAX_OVERHEAD_MS}"
+                )),
+            },
+            other => self.error(format!(
+                "setoption: unknown option {other:?} (options: Player, MoveOverhead)"
+            )),
+        }
+    }
+
+    fn set_position(&mut self, words: &[&str]) -> Result<(), String> {
+        let (mut pos, moves) = match words {
+            ["startpos", rest @ ..] => (Position::START, rest),
+            ["text", board, side, black, white, ply, rest @ ..] => {
+                let text = format!("{board} {side} {black} {white} {ply}");
+                (text.parse::<Position>().map_err(|e| e.to_string())?, rest)
+            }
+            _ => return Err("expected position startpos or position text BOARD SIDE BLACK WHITE PLY, then moves M…".into()),
+        };
+        let moves = match moves {
+            [] => &[][..],
+            ["moves", list @ ..] => list,
+            [other, ..] => return Err(format!("expected moves, not {other:?}")),
+        };
+        for (i, text) in moves.iter().enumerate() {
+            let m: Move = text
+                .parse()
+                .map_err(|e| format!("move {} {text:?}: {e}", i + 1))?;
+            pos.try_play(m)
+                .map_err(|e| format!("move {} {text:?}: illegal: {e}", i + 1))?;
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    fn go(&mut self, words: &[&str]) -> Result<(), String> {
+        let limits = GoLimits::parse(words)?;
+        if self.searching() {
+            return Err("a search is running; send stop first".into());
+        }
+        let budget = limits.budget(self.pos.side_to_move(), self.overhead_ms);
+        let mut player = self
+            .player
+            .take()
+            .ok_or("the player could not be made again after a failed search")?;
+        let out = self.out.clone();
+        let pos = self.pos;
+        if pos.is_game_over() {
+            out.line("info string the game is over");
+            out.line("bestmove a1:a1");
+            self.player = Some(player);
+            return Ok(());
+        }
+        let stop = Stop::new();
+        let thread_stop = stop.clone();
+        let answered = Arc::new(AtomicBool::new(false));
+        let thread_answered = Arc::clone(&answered);
+        let thread = std::thread::Builder::new()
+            .name("yolah-engine-search".into())
+            .spawn(move || {
+                let mut report = |a: &Analysis| out.line(&info_line(a));
+                let search = Search {
+                    budget,
+                    stop: &thread_stop,
+                    progress: Some(&mut report),
+                };
+                let analysis = player.search(&pos, search);
+                // A player must answer legally; if it did not, pass or any move.
+                let m = if pos.check_move(analysis.best_move).is_ok() {
+                    analysis.best_move
+                } else {
+                    pos.legal_moves()[0]
+                };
+                thread_answered.store(true, Ordering::Release);
+                out.line(&format!("bestmove {m}"));
+                player
+            })
+            .map_err(|e| format!("cannot start a search thread: {e}"))?;
+        self.running = Some(Running {
+            stop,
+            answered,
+            thread,
+        });
+        Ok(())
+    }
+}
+
+/// The limits of a `go` command.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct GoLimits {
+    movetime: Option<u64>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    clock: [Option<u64>; 2],
+    increment: [u64; 2],
+    infinite: bool,
+}
+
+impl GoLimits {
+    fn parse(words: &[&str]) -> Result<GoLimits, String> {
+        let mut limits = GoLimits::default();
+        let mut it = words.iter();
+        while let Some(&word) = it.next() {
+            if word == "infinite" {
+                limits.infinite = true;
+                continue;
+            }
+            let value = it
+                .next()
+                .ok_or_else(|| format!("{word} needs a number"))?
+                .parse::<u64>()
+                .map_err(|_| format!("{word} needs a whole number"))?;
+            match word {
+                "movetime" => limits.movetime = Some(value.max(1)),
+                "depth" => {
+                    limits.depth = Some(u32::try_from(value).ok().filter(|d| (1..=120).contains(d)).ok_or("depth must be from 1 to 120")?)
+                }
+                "nodes" => limits.nodes = Some(value.max(1)),
+                "btime" => limits.clock[Color::Black as usize] = Some(value),
+                "wtime" => limits.clock[Color::White as usize] = Some(value),
+                "binc" => limits.increment[Color::Black as usize] = value,
+                "winc" => limits.increment[Color::White as usize] = value,
+                other => return Err(format!("unknown limit {other:?} (movetime, depth, nodes, btime, wtime, binc, winc, infinite)")),
+            }
+        }
+        Ok(limits)
+    }
+
+    /// The budget for `side` to move: the tightest limit given, the share
+    /// of its clock, or the player's own budget when there is none.
+    fn budget(&self, side: Color, overhead_ms: u64) -> Option<Budget> {
+        if self.infinite {
+            return Some(Budget::Infinite);
+        }
+        let from_clock = self.clock[side as usize].map(|left| {
+            let inc = self.increment[side as usize];
+            let share = left / 20 + inc * 3 / 4;
+            share.min(left.saturating_sub(overhead_ms)).max(1)
+        });
+        let time = match (self.movetime, from_clock) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        // One budget per search: time wins (it protects the clock), then
+        // nodes, then depth.
+        if let Some(ms) = time {
+            Some(Budget::Time(Duration::from_millis(ms)))
+        } else if let Some(n) = self.nodes {
+            Some(Budget::Count(n))
+        } else {
+            self.depth.map(Budget::Depth)
+        }
+    }
+}
+
+/// The `info` line of a search's progress.
+fn info_line(a: &Analysis) -> String {
+    let mut line = String::from("info");
+    if let Some(d) = a.depth {
+        line += &format!(" depth {d}");
+    }
+    if let Some(i) = a.iterations {
+        line += &format!(" iterations {i}");
+    }
+    match a.score {
+        Score::Centipoints(c) => line += &format!(" score cp {c}"),
+        Score::WinRate(p) => line += &format!(" score winrate {p:.4}"),
+        Score::Unknown => {}
+    }
+    let nps = (a.nodes as f64 / a.seconds.max(1e-6)) as u64;
+    line += &format!(
+        " nodes {} nps {nps} time {}",
+        a.nodes,
+        (a.seconds * 1e3) as u64
+    );
+    if !a.pv.is_empty() {
+        line += " pv";
+        for m in &a.pv {
+            line += &format!(" {m}");
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_limits_become_one_budget() {
+        let parse = |t: &str| GoLimits::parse(&t.split_whitespace().collect::<Vec<_>>());
+        let black = Color::Black;
+        assert_eq!(parse("").unwrap().budget(black, 30), None);
+        assert_eq!(
+            parse("depth 5").unwrap().budget(black, 30),
+            Some(Budget::Depth(5))
+        );
+        assert_eq!(
+            parse("nodes 1000 depth 5").unwrap().budget(black, 30),
+            Some(Budget::Count(1000))
+        );
+        // 10 s left and 100 ms a move: a twentieth plus three quarters.
+        assert_eq!(
+            parse("btime 10000 wtime 1 binc 100")
+                .unwrap()
+                .budget(black, 30),
+            Some(Budget::Time(Duration::from_millis(575)))
+        );
+        // Never more than the clock less the overhead, never nothing.
+        assert_eq!(
+            parse("wtime 40 winc 1000")
+                .unwrap()
+                .budget(Color::White, 30),
+            Some(Budget::Time(Duration::from_millis(10)))
+        );
+        assert_eq!(
+            parse("wtime 5").unwrap().budget(Color::White, 30),
+            Some(Budget::Time(Duration::from_millis(1)))
+        );
+        assert_eq!(
+            parse("movetime 50 btime 100000").unwrap().budget(black, 30),
+            Some(Budget::Time(Duration::from_millis(50)))
+        );
+        assert_eq!(
+            parse("infinite").unwrap().budget(black, 30),
+            Some(Budget::Infinite)
+        );
+        for bad in ["depth", "depth x", "depth 0", "speed 3", "nodes -1"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+}

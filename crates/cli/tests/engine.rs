@@ -1,0 +1,253 @@
+//! `yolah engine` driven as a controller drives it: a scripted session per
+//! command, errors on nonsense, `stop` in the middle of a search, and the
+//! Python example engine answering legally.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+use yolah::{Move, Position};
+
+/// An engine process and its output lines.
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start(program: &str, args: &[&str]) -> Engine {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the engine starts");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn yolah(player: &str) -> Engine {
+        Engine::start(env!("CARGO_BIN_EXE_yolah"), &["engine", "--player", player])
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no {prefix:?} line; saw {seen:?}"));
+            let done = line.starts_with(prefix);
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    /// The one line the last command answers.
+    fn answer(&mut self) -> String {
+        self.lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("an answer")
+    }
+
+    fn bestmove(&mut self) -> (Vec<String>, Move) {
+        let lines = self.until("bestmove ");
+        let m = lines.last().unwrap()["bestmove ".len()..].parse().unwrap();
+        (lines, m)
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success());
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the engine did not quit");
+    }
+}
+
+#[test]
+fn handshake_options_and_readiness() {
+    let mut e = Engine::yolah("alphabeta:depth=2");
+    e.send("yolah");
+    let lines = e.until("yolahok");
+    assert_eq!(lines[0], "id name yolah alphabeta:depth=2");
+    assert!(lines.contains(&"option name Player type string default alphabeta:depth=2".into()));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("option name MoveOverhead type spin")));
+    e.send("isready");
+    assert_eq!(e.answer(), "readyok");
+    e.send("setoption name Player value mcts:iterations=500");
+    e.send("setoption name MoveOverhead value 100");
+    e.send("isready");
+    assert_eq!(e.answer(), "readyok", "good options are taken silently");
+    e.send("setoption name Player value chess");
+    assert!(e.answer().starts_with("error setoption Player: "));
+    e.send("setoption name MoveOverhead value -3");
+    assert!(e.answer().starts_with("error setoption MoveOverhead"));
+    e.send("setoption name Hash value 16");
+    assert!(e.answer().contains("unknown option \"Hash\""));
+    e.send("setoption Player");
+    assert!(e.answer().starts_with("error setoption: expected"));
+    e.quit();
+}
+
+#[test]
+fn positions_searches_and_limits() {
+    let mut e = Engine::yolah("alphabeta:depth=2");
+    e.send("position startpos moves d5:b7 e5:c7");
+    e.send("go depth 3");
+    let (lines, m) = e.bestmove();
+    let mut pos = Position::START;
+    for t in ["d5:b7", "e5:c7"] {
+        pos.play(t.parse().unwrap());
+    }
+    assert!(pos.legal_moves().contains(m));
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert_eq!(infos.len(), 3, "one info a depth: {lines:?}");
+    for field in ["score cp", "nodes", "nps", "time", "pv"] {
+        assert!(infos[2].contains(field), "{}", infos[2]);
+    }
+    // Node and clock limits, a position in text form, and a pass.
+    e.send("position text w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0 moves d5:b7");
+    e.send("go nodes 500");
+    let (_, m) = e.bestmove();
+    let mut after = Position::START;
+    after.play("d5:b7".parse().unwrap());
+    assert!(after.legal_moves().contains(m), "{m}");
+    e.send("go btime 1000 wtime 1000 binc 10 winc 10");
+    e.bestmove();
+    let pass = "xxxx2b1/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/bbbwwwwx w 26 27 55";
+    e.send(&format!("position text {pass}"));
+    e.send("go movetime 50");
+    let (_, m) = e.bestmove();
+    assert_eq!(m, Move::PASS, "White has no move");
+    // A Monte Carlo player reports a win rate.
+    e.send("setoption name Player value mcts:time=300ms");
+    e.send("position startpos");
+    e.send("go");
+    let (lines, _) = e.bestmove();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info iterations") && l.contains("score winrate")),
+        "{lines:?}"
+    );
+    e.quit();
+}
+
+#[test]
+fn stop_ends_an_infinite_search_at_once() {
+    let mut e = Engine::yolah("alphabeta:depth=2");
+    e.send("position startpos");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("isready");
+    assert!(
+        e.until("readyok").last().unwrap() == "readyok",
+        "answered while searching"
+    );
+    e.send("go depth 2");
+    assert!(e.until("error").last().unwrap().contains("send stop first"));
+    let asked = Instant::now();
+    e.send("stop");
+    let (_, m) = e.bestmove();
+    assert!(asked.elapsed() < Duration::from_secs(5));
+    assert!(Position::START.legal_moves().contains(m));
+    e.quit();
+}
+
+#[test]
+fn nonsense_gets_an_error_and_the_engine_goes_on() {
+    let mut e = Engine::yolah("random");
+    for (line, expected) in [
+        ("dance", "error unknown command \"dance\""),
+        ("go nodes", "error go: nodes needs a number"),
+        ("go depth 0", "error go: depth must be from 1 to 120"),
+        ("go speed 3", "error go: unknown limit \"speed\""),
+        ("position", "error position: expected position startpos"),
+        (
+            "position startpos moves d5:d5",
+            "error position: move 1 \"d5:d5\"",
+        ),
+        (
+            "position startpos moves h1:h2",
+            "error position: move 1 \"h1:h2\": illegal",
+        ),
+        (
+            "position text nonsense 1 2 3 4",
+            "error position: bad position",
+        ),
+        ("position startpos d5:b7", "error position: expected moves"),
+    ] {
+        e.send(line);
+        let answer = e.answer();
+        assert!(answer.starts_with(expected), "{line:?} -> {answer:?}");
+    }
+    // A line over 64 KiB is refused whole; the next one is read.
+    e.send(&"x".repeat(70_000));
+    assert!(e.answer().starts_with("error a line is longer than"));
+    // Nothing above changed the position: it is still the start.
+    e.send("go");
+    let (_, m) = e.bestmove();
+    assert!(Position::START.legal_moves().contains(m));
+    // The end of input ends the engine.
+    drop(e.stdin);
+    assert!(e.child.wait().unwrap().success());
+}
+
+#[test]
+fn the_python_example_engine_answers_legally() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/engines/random_engine.py"
+    );
+    let mut e = Engine::start("python3", &[script]);
+    e.send("yolah");
+    assert!(e.until("yolahok").iter().any(|l| l.starts_with("id name")));
+    let mut pos = Position::START;
+    let mut played = Vec::new();
+    while !pos.is_game_over() {
+        e.send(&format!("position startpos moves {}", played.join(" ")));
+        e.send("go movetime 100");
+        let (_, m) = e.bestmove();
+        assert!(pos.check_move(m).is_ok(), "{m} in {pos:?}");
+        pos.play(m);
+        played.push(m.to_string());
+    }
+    e.quit();
+}
