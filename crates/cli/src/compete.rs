@@ -66,6 +66,20 @@ pub fn match_command(
     bar.finish_and_clear();
     let points: Vec<f64> = results.iter().map(|g| g.a_points).collect();
     let s = MatchSummary::from_points(&points);
+    // Forfeits by player (A, B), and the distinct reasons.
+    let mut forfeits = [0u64; 2];
+    let mut reasons: Vec<String> = Vec::new();
+    for g in &results {
+        if let Some((color, why)) = &g.forfeit {
+            let a_lost = (*color == yolah::Color::Black) == g.a_is_black;
+            forfeits[usize::from(!a_lost)] += 1;
+            let who = if a_lost { "A" } else { "B" };
+            let line = format!("{who}: {why}");
+            if !reasons.contains(&line) {
+                reasons.push(line);
+            }
+        }
+    }
     let seconds = start.elapsed().as_secs_f64();
     let sprt_report = sprt.map(|t| {
         let (lower, upper) = t.bounds();
@@ -86,6 +100,9 @@ pub fn match_command(
             "elo_diff": s.elo_diff,
             "elo_ci95": s.elo_ci95,
             "seconds": seconds,
+            "a_forfeits": forfeits[0],
+            "b_forfeits": forfeits[1],
+            "forfeit_reasons": reasons,
         });
         if let Some((llr, lower, upper, verdict)) = sprt_report {
             obj["sprt"] = json!({"llr": llr, "lower": lower, "upper": upper, "result": verdict});
@@ -115,7 +132,7 @@ pub fn match_command(
     Ok(format!(
         "{spec_a} vs {spec_b}: {} games, +{} ={} -{}, {:.1} points ({:.1}%)\n\
          A as black {}, A as white {}\n\
-         Elo difference {:+.0} ± {:.0} (95%), {seconds:.1} s\n{sprt_line}",
+         Elo difference {:+.0} ± {:.0} (95%), {seconds:.1} s\n{sprt_line}{}",
         s.games,
         s.a_wins,
         s.draws,
@@ -125,6 +142,16 @@ pub fn match_command(
         by_colour(true),
         by_colour(false),
         s.elo_diff,
-        s.elo_ci95
+        s.elo_ci95,
+        if reasons.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "forfeits: A {}, B {}\n{}\n",
+                forfeits[0],
+                forfeits[1],
+                reasons.join("\n")
+            )
+        }
     ))
 }

@@ -57,6 +57,7 @@ pub fn tournament_command(
     })?;
     bar.finish_and_clear();
     let (ratings, records) = tournament::standings(players.len(), &games, anchor);
+    let forfeits = tournament::forfeits(players.len(), &games);
     let mut order: Vec<usize> = (0..players.len()).collect();
     order.sort_by(|&a, &b| ratings[b].elo.total_cmp(&ratings[a].elo));
     if json {
@@ -66,7 +67,7 @@ pub fn tournament_command(
             .map(|(rank, &i)| {
                 let r = &ratings[i];
                 json!({"rank": rank + 1, "player": players[i], "elo": r.elo, "ci95": r.ci95,
-                       "games": r.games, "points": r.points})
+                       "games": r.games, "points": r.points, "forfeits": forfeits[i]})
             })
             .collect();
         let pairs: Vec<_> = records
@@ -81,20 +82,33 @@ pub fn tournament_command(
         ));
     }
     let width = players.iter().map(String::len).max().unwrap_or(6).max(6);
+    // The forfeits column appears when someone forfeited.
+    let any_forfeit = forfeits.iter().any(|&f| f > 0);
     let mut text = format!(
-        "{:>4}  {:<width$}  {:>6}  {:>5}  {:>6}  {:>7}\n",
-        "rank", "player", "elo", "±95%", "games", "points"
+        "{:>4}  {:<width$}  {:>6}  {:>5}  {:>6}  {:>7}{}\n",
+        "rank",
+        "player",
+        "elo",
+        "±95%",
+        "games",
+        "points",
+        if any_forfeit { "  forfeits" } else { "" }
     );
     for (rank, &i) in order.iter().enumerate() {
         let r = &ratings[i];
         text += &format!(
-            "{:>4}  {:<width$}  {:>+6.0}  {:>5.0}  {:>6}  {:>7.1}\n",
+            "{:>4}  {:<width$}  {:>+6.0}  {:>5.0}  {:>6}  {:>7.1}{}\n",
             rank + 1,
             players[i],
             r.elo,
             r.ci95,
             r.games,
-            r.points
+            r.points,
+            if any_forfeit {
+                format!("  {:>8}", forfeits[i])
+            } else {
+                String::new()
+            }
         );
     }
     text += &format!(

@@ -251,3 +251,78 @@ fn the_python_example_engine_answers_legally() {
     }
     e.quit();
 }
+
+/// `yolah match A B --games N --json` and its JSON.
+fn run_match(a: &str, b: &str, games: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(["match", a, b, "--games", games, "--seed", "1", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// No process whose command line contains `pattern` is left.
+fn none_left(pattern: &str) -> bool {
+    let out = Command::new("pgrep").args(["-f", pattern]).output();
+    match out {
+        Ok(o) => o.stdout.is_empty(),
+        Err(_) => true, // no pgrep: nothing to check with
+    }
+}
+
+#[test]
+fn broken_engines_lose_by_forfeit_with_the_reason() {
+    let zoo = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/zoo.py");
+    for (mode, reason) in [
+        ("crash 3", "the engine exited"),
+        ("sleep", "lost on time"),
+        ("garbage", "is not a move"),
+        ("illegal", "illegal move d5:d5"),
+        ("silent", "no handshake"),
+        ("flood", ""),
+    ] {
+        let spec = format!("engine:cmd=python3 {zoo} {mode},time=200ms,timeout=2s");
+        let begin = Instant::now();
+        let v = run_match(&spec, "random", "2");
+        assert_eq!(v["a_forfeits"], 2, "{mode}: {v}");
+        assert_eq!(v["b_wins"], 2, "{mode}: {v}");
+        let reasons = v["forfeit_reasons"].to_string();
+        assert!(reasons.contains(reason), "{mode}: {reasons}");
+        assert!(
+            begin.elapsed() < Duration::from_secs(60),
+            "{mode} took too long"
+        );
+        assert!(
+            none_left(&format!("zoo.py {mode}")),
+            "{mode} left a process"
+        );
+    }
+}
+
+#[test]
+fn engines_through_the_protocol_play_whole_matches() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/engines/random_engine.py"
+    );
+    let v = run_match(&format!("engine:cmd=python3 {script}"), "random", "4");
+    assert_eq!(v["games"], 4);
+    assert_eq!(
+        (v["a_forfeits"].as_u64(), v["b_forfeits"].as_u64()),
+        (Some(0), Some(0))
+    );
+    // Our own engine through the protocol against itself in process.
+    let yolah = env!("CARGO_BIN_EXE_yolah");
+    let v = run_match(
+        &format!("engine:cmd={yolah} engine --player alphabeta:depth=2"),
+        "mcts:iterations=200",
+        "2",
+    );
+    assert_eq!(v["games"], 2);
+    assert_eq!(v["a_forfeits"], 0, "{v}");
+}

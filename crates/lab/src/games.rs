@@ -5,35 +5,79 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use yolah::rng::{game_seed, splitmix64};
 use yolah::{Color, Move, Position, Rng};
-use yolah_players::{from_spec, with_seed, Player, SpecError};
+use yolah_players::{from_spec, with_seed, Player, Search, SpecError, Stop};
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameEnd {
+    /// The last position.
+    pub position: Position,
+    /// The moves played from the start position.
+    pub moves: Vec<Move>,
+    /// The side that lost by forfeit, and why: its engine crashed, hung,
+    /// broke the protocol or ran out of time, or it chose an illegal move.
+    pub forfeit: Option<(Color, String)>,
+}
+
+impl GameEnd {
+    /// `color`'s points: 1 for a win, ½ for a draw, 0 for a loss, a
+    /// forfeit counting as a loss whatever the board says.
+    pub fn points(&self, color: Color) -> f64 {
+        match &self.forfeit {
+            Some((loser, _)) => f64::from(u8::from(*loser != color)),
+            None => self.position.outcome().points(color),
+        }
+    }
+
+    /// `1-0`, `0-1` or `1/2-1/2`, forfeits included.
+    pub fn result(&self) -> &'static str {
+        match &self.forfeit {
+            Some((Color::Black, _)) => "0-1",
+            Some((Color::White, _)) => "1-0",
+            None => self.position.outcome().notation(),
+        }
+    }
+}
 
 /// Plays a game from `start` to its end; `on_move` sees each position and
-/// the move played in it. Returns the final position and the moves.
+/// the move played in it. A player whose search fails ([`Player::try_search`])
+/// or who chooses an illegal move loses by forfeit, and the game ends there.
 pub fn play_game(
     black: &mut dyn Player,
     white: &mut dyn Player,
     start: Position,
     mut on_move: impl FnMut(&Position, Move),
-) -> (Position, Vec<Move>) {
+) -> GameEnd {
     let mut pos = start;
     let mut moves = Vec::new();
+    let stop = Stop::new();
     while !pos.is_game_over() {
-        let player: &mut dyn Player = match pos.side_to_move() {
+        let side = pos.side_to_move();
+        let player: &mut dyn Player = match side {
             Color::Black => black,
             Color::White => white,
         };
-        let m = player.choose_move(&pos);
+        let forfeit = |why: String| GameEnd {
+            position: pos,
+            moves: moves.clone(),
+            forfeit: Some((side, why)),
+        };
+        let m = match player.try_search(&pos, Search::new(&stop)) {
+            Ok(a) => a.best_move,
+            Err(f) => return forfeit(f.0),
+        };
         if let Err(e) = pos.check_move(m) {
-            panic!(
-                "player {:?} chose an illegal move {m} in {pos:?}: {e}",
-                player.spec()
-            );
+            return forfeit(format!("illegal move {m}: {e}"));
         }
         on_move(&pos, m);
         pos.play(m);
         moves.push(m);
     }
-    (pos, moves)
+    GameEnd {
+        position: pos,
+        moves,
+        forfeit: None,
+    }
 }
 
 /// The opening of pair `pair` of a match seeded `seed`: `plies` uniformly
@@ -70,6 +114,10 @@ pub struct MatchGame {
     pub a_points: f64,
     /// Final scores (black, white).
     pub scores: (u8, u8),
+    /// `1-0`, `0-1` or `1/2-1/2`, forfeits included.
+    pub result: &'static str,
+    /// The side that lost by forfeit (`black` or `white`) and why.
+    pub forfeit: Option<(Color, String)>,
 }
 
 /// Plays game `index` of a match: pairs of games share an opening, and A has
@@ -103,21 +151,24 @@ pub fn play_match_game_with<'p>(
         start.play(m);
     }
     let (black, white) = if a_is_black { (a, b) } else { (b, a) };
-    let (end, played) = play_game(black, white, start, |_, _| {});
+    let end = play_game(black, white, start, |_, _| {});
     let a_color = if a_is_black {
         Color::Black
     } else {
         Color::White
     };
     let mut moves = opening.clone();
-    moves.extend(played);
+    moves.extend(end.moves.iter().copied());
+    let p = end.position;
     MatchGame {
         index,
         a_is_black,
         moves,
         opening_plies: opening.len(),
-        a_points: end.outcome().points(a_color),
-        scores: (end.score(Color::Black), end.score(Color::White)),
+        a_points: end.points(a_color),
+        scores: (p.score(Color::Black), p.score(Color::White)),
+        result: end.result(),
+        forfeit: end.forfeit,
     }
 }
 

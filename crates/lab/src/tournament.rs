@@ -15,7 +15,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::Mutex;
 use yolah::rng::game_seed;
-use yolah::{Move, Outcome};
+use yolah::Move;
 use yolah_players::SpecError;
 
 /// The longest line a tournament file may hold: a game line is a few hundred
@@ -116,6 +116,24 @@ pub struct GameLine {
     pub result: String,
     /// Player `a`'s points.
     pub a_points: f64,
+    /// The side that lost by forfeit (`black` or `white`), if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<String>,
+    /// Why it forfeited (`illegal move d5:d5`, `the engine exited …`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl GameLine {
+    /// The index of the player who forfeited this game, if one did.
+    pub fn forfeited_by(&self) -> Option<usize> {
+        let black_forfeited = self.forfeit.as_deref()? == "black";
+        Some(if black_forfeited == self.a_is_black {
+            self.pair.0
+        } else {
+            self.pair.1
+        })
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -307,10 +325,10 @@ pub fn play(
         moves: text(&g.moves[g.opening_plies..]),
         black_score: g.scores.0,
         white_score: g.scores.1,
-        result: Outcome::from_scores(g.scores.0, g.scores.1)
-            .notation()
-            .into(),
+        result: g.result.into(),
         a_points: g.a_points,
+        forfeit: g.forfeit.as_ref().map(|(c, _)| c.name().to_string()),
+        reason: g.forfeit.map(|(_, why)| why),
     })
 }
 
@@ -363,6 +381,17 @@ pub struct PairRecord {
     pub draws: u64,
     /// Wins of `b`.
     pub b_wins: u64,
+}
+
+/// The games each player lost by forfeit.
+pub fn forfeits(players: usize, games: &[GameLine]) -> Vec<u64> {
+    let mut count = vec![0; players];
+    for i in games.iter().filter_map(GameLine::forfeited_by) {
+        if let Some(c) = count.get_mut(i) {
+            *c += 1;
+        }
+    }
+    count
 }
 
 /// Ratings (anchored at `anchor`) and per-pair records of finished games.

@@ -35,6 +35,7 @@
 pub mod alphabeta;
 mod budget;
 pub mod eval;
+pub mod external;
 pub mod mc;
 pub mod mcts;
 pub mod nn;
@@ -100,6 +101,18 @@ impl<'a> Search<'a> {
     }
 }
 
+/// Why a player lost a game by breaking the rules of play rather than on
+/// the board: an external engine that crashed, hung, printed garbage or
+/// answered too late. The text says what happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit(pub String);
+
+impl std::fmt::Display for Forfeit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A computer player.
 pub trait Player: Send {
     /// The spec this player was built from.
@@ -109,6 +122,12 @@ pub trait Player: Send {
     /// own) or until its stop flag is raised, whichever comes first. A
     /// stopped search still answers with a legal move, the best so far.
     fn search(&mut self, pos: &Position, search: Search<'_>) -> Analysis;
+
+    /// [`Player::search`] for a caller that adjudicates: an error is a
+    /// forfeit (our own players never fail; external engines may).
+    fn try_search(&mut self, pos: &Position, search: Search<'_>) -> Result<Analysis, Forfeit> {
+        Ok(self.search(pos, search))
+    }
 
     /// Searches `pos` within the player's budget.
     fn analyse(&mut self, pos: &Position) -> Analysis {

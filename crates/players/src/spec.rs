@@ -178,9 +178,10 @@ pub fn from_spec(text: &str) -> Result<Box<dyn Player>, SpecError> {
         "mcts" => Box::new(Mcts::from_spec(&spec)?),
         "alphabeta" => Box::new(AlphaBeta::from_spec(&spec)?),
         "nn" => Box::new(nn_from_spec(&spec)?),
+        "engine" => Box::new(crate::external::ExternalEngine::from_spec(&spec)?),
         other => {
             return Err(spec.error(format!(
-                "unknown player {other:?} (players: {})",
+                "unknown player {other:?} (players: {}, engine:cmd=PROGRAM)",
                 PLAYER_NAMES.join(", ")
             )))
         }

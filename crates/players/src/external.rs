@@ -1,0 +1,376 @@
+//! Another program as a player: a child process that speaks the engine
+//! protocol (`docs/engine-protocol.md`), named by the spec
+//! `engine:cmd=PROGRAM ARGS…[,name=NAME][,timeout=DURATION]` with at most
+//! one budget key (`time=`, `depth=`, `nodes=`) to send with every `go`.
+//! `timeout=` (default 60 s) bounds a search that has no time budget and
+//! the handshake (10 s at most). The command is split at white space (no
+//! quoting) and may not contain a comma, which ends the spec's option.
+//!
+//! Nothing the engine does can hang or crash the caller: every read waits
+//! with a deadline (lines come through a reader thread and a bounded
+//! channel), lines are cut at 64 KiB, a process that dies is started again
+//! for the next search, and dropping the player kills and reaps its
+//! process. What went wrong is reported as a [`Forfeit`] by
+//! [`crate::Player::try_search`], so that a game can be adjudicated.
+
+use crate::{Analysis, Budget, Forfeit, Player, Score, Search, Spec, SpecError};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+use yolah::{Move, Position};
+
+/// The longest line read from an engine.
+const MAX_LINE_BYTES: u64 = 64 << 10;
+/// Lines an engine may send in answer to one command before it is
+/// considered to be flooding.
+const MAX_LINES_PER_ANSWER: usize = 100_000;
+/// Lines buffered between the reader thread and the player.
+const CHANNEL_LINES: usize = 1_024;
+/// Time for the handshake.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+/// Time past a move's budget before the engine loses on time.
+const MARGIN: Duration = Duration::from_millis(500);
+
+/// Why a read from the engine ended without the line wanted.
+enum ReadError {
+    /// The deadline passed.
+    Timeout,
+    /// The engine broke the protocol or died.
+    Broken(Forfeit),
+}
+
+impl From<ReadError> for Forfeit {
+    fn from(e: ReadError) -> Forfeit {
+        match e {
+            ReadError::Timeout => Forfeit("no answer in time".into()),
+            ReadError::Broken(f) => f,
+        }
+    }
+}
+
+/// A line from the engine, or its end.
+enum Line {
+    Text(String),
+    TooLong,
+    Closed,
+}
+
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Line>,
+}
+
+impl Drop for Process {
+    /// Kills and reaps the process: no zombie outlives the player.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An engine in another process.
+pub struct ExternalEngine {
+    spec: String,
+    program: String,
+    args: Vec<String>,
+    name: String,
+    budget: Option<Budget>,
+    /// How long a search without a time budget may take.
+    timeout: Duration,
+    process: Option<Process>,
+    new_game: bool,
+}
+
+impl ExternalEngine {
+    pub(crate) fn from_spec(spec: &Spec) -> Result<ExternalEngine, SpecError> {
+        // seed= is accepted (matches give every player one) and not sent:
+        // an engine has its own randomness.
+        spec.allow(&["cmd", "name", "time", "depth", "nodes", "timeout", "seed"])?;
+        let cmd = spec
+            .text("cmd")
+            .ok_or_else(|| spec.error("engine needs cmd=PROGRAM (with its arguments)"))?;
+        let mut words = cmd.split_whitespace().map(str::to_string);
+        let program = words.next().ok_or_else(|| spec.error("cmd= is empty"))?;
+        let budget = match (spec.time()?, spec.number("depth")?, spec.number("nodes")?) {
+            (None, None, None) => None,
+            (Some(t), None, None) => Some(Budget::Time(t)),
+            (None, Some(d), None) if (1..=120).contains(&d) => Some(Budget::Depth(d as u32)),
+            (None, None, Some(n)) if n > 0 => Some(Budget::Count(n)),
+            _ => {
+                return Err(spec.error("give at most one of time=, depth= (1 to 120), nodes= (> 0)"))
+            }
+        };
+        let timeout = match spec.text("timeout") {
+            Some(t) => crate::parse_duration(t)
+                .ok_or_else(|| spec.error(format!("timeout={t} is not a duration like 30s")))?,
+            None => Duration::from_secs(60),
+        };
+        Ok(ExternalEngine {
+            spec: spec.text.to_string(),
+            name: spec.text("name").unwrap_or(&program).to_string(),
+            program,
+            args: words.collect(),
+            budget,
+            timeout,
+            process: None,
+            new_game: true,
+        })
+    }
+
+    /// The engine's name (`name=`, or its program).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Starts the process and shakes hands, if it is not running.
+    fn ensure_running(&mut self) -> Result<(), Forfeit> {
+        if let Some(p) = &mut self.process {
+            if matches!(p.child.try_wait(), Ok(None)) {
+                return Ok(());
+            }
+            self.process = None;
+        }
+        let mut child = Command::new(&self.program)
+            .args(&self.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| Forfeit(format!("cannot start {:?}: {e}", self.program)))?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, lines) = sync_channel(CHANNEL_LINES);
+        std::thread::Builder::new()
+            .name("yolah-engine-reader".into())
+            .spawn(move || {
+                let mut reader = BufReader::new(stdout);
+                loop {
+                    let mut bytes = Vec::new();
+                    let line = match Read::take(&mut reader, MAX_LINE_BYTES + 1)
+                        .read_until(b'\n', &mut bytes)
+                    {
+                        Ok(0) | Err(_) => Line::Closed,
+                        Ok(_) if bytes.len() as u64 > MAX_LINE_BYTES => Line::TooLong,
+                        Ok(_) => Line::Text(String::from_utf8_lossy(&bytes).trim_end().to_string()),
+                    };
+                    let closed = matches!(line, Line::Closed | Line::TooLong);
+                    if tx.send(line).is_err() || closed {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| Forfeit(format!("cannot start a reader thread: {e}")))?;
+        self.process = Some(Process {
+            child,
+            stdin,
+            lines,
+        });
+        self.new_game = true;
+        self.send("yolah")?;
+        let handshake = HANDSHAKE.min(self.timeout);
+        self.read_until("yolahok", Instant::now() + handshake, &mut |_| {})
+            .map_err(|e| match e {
+                ReadError::Timeout => Forfeit(format!(
+                    "no handshake (yolahok) within {:.1} s",
+                    handshake.as_secs_f64()
+                )),
+                ReadError::Broken(f) => Forfeit(format!("handshake: {f}")),
+            })?;
+        Ok(())
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), Forfeit> {
+        let p = self.process.as_mut().expect("a running process");
+        writeln!(p.stdin, "{line}")
+            .and_then(|()| p.stdin.flush())
+            .map_err(|_| Forfeit("the engine stopped reading (it exited?)".into()))
+    }
+
+    /// Reads lines until one starting with `prefix` (returned), giving every
+    /// other line to `other`; fails at `deadline`, at the end of the output,
+    /// on an over-long line or a flood.
+    fn read_until(
+        &mut self,
+        prefix: &str,
+        deadline: Instant,
+        other: &mut dyn FnMut(&str),
+    ) -> Result<String, ReadError> {
+        let broken = |m: String| Err(ReadError::Broken(Forfeit(m)));
+        let p = self.process.as_mut().expect("a running process");
+        for _ in 0..MAX_LINES_PER_ANSWER {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(ReadError::Timeout);
+            }
+            match p.lines.recv_timeout(deadline - now) {
+                Ok(Line::Text(line)) if line.starts_with(prefix) => return Ok(line),
+                Ok(Line::Text(line)) => other(&line),
+                Ok(Line::TooLong) => {
+                    return broken(format!("printed a line over {MAX_LINE_BYTES} bytes"))
+                }
+                Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => {
+                    let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                    return broken(format!("the engine exited ({status})"));
+                }
+                Err(RecvTimeoutError::Timeout) => return Err(ReadError::Timeout),
+            }
+        }
+        broken(format!(
+            "flooded its output ({MAX_LINES_PER_ANSWER} lines without {prefix:?})"
+        ))
+    }
+
+    /// The `go` command of a budget.
+    fn go(budget: Option<Budget>) -> String {
+        match budget {
+            None => "go".into(),
+            Some(Budget::Time(t)) => format!("go movetime {}", t.as_millis().max(1)),
+            Some(Budget::Depth(d)) => format!("go depth {d}"),
+            Some(Budget::Count(n)) => format!("go nodes {n}"),
+            Some(Budget::Infinite) => "go infinite".into(),
+        }
+    }
+
+    fn run(&mut self, pos: &Position, search: &mut Search<'_>) -> Result<Analysis, Forfeit> {
+        let start = Instant::now();
+        self.ensure_running()?;
+        if std::mem::take(&mut self.new_game) {
+            self.send("newgame")?;
+        }
+        self.send(&format!("position text {}", pos.to_text()))?;
+        let budget = search.budget.or(self.budget);
+        self.send(&Self::go(budget))?;
+        let deadline = match budget {
+            Some(Budget::Time(t)) => start + t + MARGIN,
+            _ => start + self.timeout,
+        };
+        let mut last = Analysis {
+            best_move: Move::PASS,
+            score: Score::Unknown,
+            depth: None,
+            iterations: None,
+            nodes: 0,
+            seconds: 0.0,
+            pv: Vec::new(),
+        };
+        let stop = search.stop.clone();
+        let mut stop_sent = false;
+        let line = loop {
+            // Wake up now and then to pass a stop on to the engine.
+            let slice = (Instant::now() + Duration::from_millis(20)).min(deadline);
+            match self.read_until("bestmove", slice, &mut |l| {
+                if let Some(info) = l.strip_prefix("info ") {
+                    read_info(info, &mut last);
+                    if let Some(report) = search.progress.as_mut() {
+                        report(&last);
+                    }
+                }
+            }) {
+                Ok(line) => break line,
+                Err(ReadError::Timeout) if Instant::now() < deadline => {
+                    if stop.is_requested() && !stop_sent {
+                        self.send("stop")?;
+                        stop_sent = true;
+                    }
+                }
+                Err(e) => {
+                    let e = match e {
+                        ReadError::Timeout => Forfeit(format!(
+                            "no move within {:.1} s (lost on time)",
+                            (deadline - start).as_secs_f64()
+                        )),
+                        ReadError::Broken(f) => f,
+                    };
+                    // An engine that broke the protocol is not trusted again.
+                    self.process = None;
+                    return Err(e);
+                }
+            }
+        };
+        let text = line["bestmove".len()..].trim();
+        let m: Move = text.parse().map_err(|e| {
+            // Two squares that make no move (d5:d5) are an illegal move;
+            // anything else is not a move at all.
+            let squares = text.split_once(':').is_some_and(|(a, b)| {
+                yolah::Square::parse(a).is_some() && yolah::Square::parse(b).is_some()
+            });
+            Forfeit(if squares {
+                format!("illegal move {text}: {e}")
+            } else {
+                format!("bestmove {text:?} is not a move: {e}")
+            })
+        })?;
+        last.best_move = m;
+        if last.pv.first() != Some(&m) {
+            last.pv = vec![m];
+        }
+        last.seconds = start.elapsed().as_secs_f64();
+        Ok(last)
+    }
+}
+
+/// Reads the fields of an `info` line that an [`Analysis`] has.
+fn read_info(info: &str, into: &mut Analysis) {
+    let words: Vec<&str> = info.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() {
+        let next = words.get(i + 1).copied().unwrap_or("");
+        match words[i] {
+            "depth" => into.depth = next.parse().ok().or(into.depth),
+            "iterations" => into.iterations = next.parse().ok().or(into.iterations),
+            "nodes" => into.nodes = next.parse().unwrap_or(into.nodes),
+            "score" => {
+                let value = words.get(i + 2).copied().unwrap_or("");
+                into.score = match (next, value.parse::<f64>()) {
+                    ("cp", Ok(v)) => Score::Centipoints(v as i32),
+                    ("winrate", Ok(v)) => Score::WinRate(v),
+                    _ => into.score,
+                };
+                i += 1;
+            }
+            "pv" => {
+                into.pv = words[i + 1..]
+                    .iter()
+                    .filter_map(|w| w.parse().ok())
+                    .collect();
+                return;
+            }
+            "string" => return,
+            _ => {}
+        }
+        i += 2;
+    }
+}
+
+impl Player for ExternalEngine {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn try_search(&mut self, pos: &Position, mut search: Search<'_>) -> Result<Analysis, Forfeit> {
+        self.run(pos, &mut search)
+    }
+
+    /// For callers that cannot adjudicate: a failing engine passes if it
+    /// may, or plays the first legal move, and is started again next time.
+    fn search(&mut self, pos: &Position, search: Search<'_>) -> Analysis {
+        self.try_search(pos, search).unwrap_or_else(|_| {
+            let m = pos.legal_moves()[0];
+            Analysis {
+                best_move: m,
+                score: Score::Unknown,
+                depth: None,
+                iterations: None,
+                nodes: 0,
+                seconds: 0.0,
+                pv: vec![m],
+            }
+        })
+    }
+
+    fn new_game(&mut self) {
+        self.new_game = true;
+    }
+}
