@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 use std::time::Instant;
 use yolah::Position;
-use yolah_lab::games::{run_match_until, MatchSummary};
+use yolah_lab::games::{run_match_until, Match, MatchSummary};
 use yolah_lab::ratings::{Sprt, SprtState};
 use yolah_players::from_spec;
 
@@ -49,20 +49,18 @@ pub fn analyse_command(pos: &Position, spec: &str, json: bool) -> Result<String>
 }
 
 pub fn match_command(
-    spec_a: &str,
-    spec_b: &str,
-    games: u64,
-    seed: u64,
+    m: &Match<'_>,
     threads: usize,
     sprt: Option<&str>,
     json: bool,
 ) -> Result<String> {
     let start = Instant::now();
+    let (spec_a, spec_b) = (m.a, m.b);
     let sprt = sprt.map(Sprt::parse).transpose().context("--sprt")?;
-    let bar = crate::rank::progress_bar(games, "games");
+    let bar = crate::rank::progress_bar(m.games, "games");
     let progress = |done: u64| bar.set_position(done);
     let stop = |points: &[f64]| sprt.is_some_and(|t| t.state(points) != SprtState::Continue);
-    let results = run_match_until(spec_a, spec_b, games, seed, threads, &progress, &stop)?;
+    let results = run_match_until(m, threads, &progress, &stop)?;
     bar.finish_and_clear();
     let points: Vec<f64> = results.iter().map(|g| g.a_points).collect();
     let s = MatchSummary::from_points(&points);

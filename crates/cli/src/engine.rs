@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use yolah::{Color, Move, Position};
-use yolah_players::{from_spec, Analysis, Budget, Player, Score, Search, Stop};
+use yolah_players::{from_spec, Analysis, Budget, GameClock, Player, Score, Search, Stop};
 
 /// The longest command line read.
 const MAX_LINE_BYTES: u64 = 64 << 10;
@@ -264,6 +264,7 @@ impl Engine {
                     budget,
                     stop: &thread_stop,
                     progress: Some(&mut report),
+                    clock: None,
                 };
                 let analysis = player.search(&pos, search);
                 // A player must answer legally; if it did not, pass or any move.
@@ -334,9 +335,12 @@ impl GoLimits {
             return Some(Budget::Infinite);
         }
         let from_clock = self.clock[side as usize].map(|left| {
-            let inc = self.increment[side as usize];
-            let share = left / 20 + inc * 3 / 4;
-            share.min(left.saturating_sub(overhead_ms)).max(1)
+            GameClock::time_for_move(
+                Duration::from_millis(left),
+                Duration::from_millis(self.increment[side as usize]),
+                Duration::from_millis(overhead_ms),
+            )
+            .as_millis() as u64
         });
         let time = match (self.movetime, from_clock) {
             (Some(a), Some(b)) => Some(a.min(b)),

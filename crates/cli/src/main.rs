@@ -15,6 +15,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use yolah::record::GameRecord;
 use yolah::Position;
+use yolah_lab::games::{Match, TimeControl};
 use yolah_server::Limits;
 
 #[derive(Parser)]
@@ -94,6 +95,11 @@ enum Command {
         /// the most games to play.
         #[arg(long)]
         sprt: Option<String>,
+        /// A clock for both players: BASE+INCREMENT in seconds, such as
+        /// 10+0.1; a move over the time left (plus 100 ms) loses on time.
+        /// Without it each player searches with its own budget.
+        #[arg(long)]
+        tc: Option<String>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -118,6 +124,10 @@ enum Command {
         /// The player whose rating is 0 (default: the first).
         #[arg(long)]
         anchor: Option<String>,
+        /// A clock for both players of every game: BASE+INCREMENT in
+        /// seconds, such as 10+0.1 (see match --tc).
+        #[arg(long)]
+        tc: Option<String>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -382,16 +392,23 @@ fn run(command: Command) -> Result<String> {
             seed,
             threads,
             sprt,
+            tc,
             json,
-        } => compete::match_command(
-            &spec_a,
-            &spec_b,
-            games,
-            seed,
-            threads.into(),
-            sprt.as_deref(),
-            json,
-        ),
+        } => {
+            let tc = tc
+                .as_deref()
+                .map(TimeControl::parse)
+                .transpose()
+                .context("--tc")?;
+            let m = Match {
+                a: &spec_a,
+                b: &spec_b,
+                games,
+                seed,
+                tc,
+            };
+            compete::match_command(&m, threads.into(), sprt.as_deref(), json)
+        }
         Command::Tournament {
             players,
             games_per_pair,
@@ -399,13 +416,17 @@ fn run(command: Command) -> Result<String> {
             out,
             seed,
             anchor,
+            tc,
             json,
         } => rank::tournament_command(
-            &players,
-            games_per_pair,
+            yolah_lab::tournament::Settings {
+                players,
+                games_per_pair,
+                seed,
+                tc,
+            },
             threads.into(),
             &out,
-            seed,
             anchor.as_deref(),
             json,
         ),

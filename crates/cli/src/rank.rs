@@ -1,6 +1,6 @@
 //! Commands that rank and improve players: tournament, tune.
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use std::io::IsTerminal;
@@ -20,14 +20,17 @@ pub fn progress_bar(total: u64, unit: &str) -> ProgressBar {
 }
 
 pub fn tournament_command(
-    players: &[String],
-    games_per_pair: u64,
+    settings: Settings,
     threads: usize,
     out: &str,
-    seed: u64,
     anchor: Option<&str>,
     json: bool,
 ) -> Result<String> {
+    let players = &settings.players.clone();
+    let games_per_pair = settings.games_per_pair;
+    if let Some(tc) = &settings.tc {
+        yolah_lab::games::TimeControl::parse(tc).context("--tc")?;
+    }
     for (i, p) in players.iter().enumerate() {
         from_spec(p)?;
         if players[..i].contains(p) {
@@ -40,11 +43,6 @@ pub fn tournament_command(
             .iter()
             .position(|p| p == a)
             .ok_or_else(|| anyhow!("--anchor {a:?} is not one of the --players"))?,
-    };
-    let settings = Settings {
-        players: players.to_vec(),
-        games_per_pair,
-        seed,
     };
     let store = Store::open(out, &settings)?;
     for w in &store.warnings {

@@ -254,8 +254,13 @@ fn the_python_example_engine_answers_legally() {
 
 /// `yolah match A B --games N --json` and its JSON.
 fn run_match(a: &str, b: &str, games: &str) -> serde_json::Value {
+    run_match_with(a, b, games, &[])
+}
+
+fn run_match_with(a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Value {
     let out = Command::new(env!("CARGO_BIN_EXE_yolah"))
         .args(["match", a, b, "--games", games, "--seed", "1", "--json"])
+        .args(extra)
         .output()
         .unwrap();
     assert!(
@@ -266,13 +271,14 @@ fn run_match(a: &str, b: &str, games: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// No process whose command line contains `pattern` is left.
-fn none_left(pattern: &str) -> bool {
-    let out = Command::new("pgrep").args(["-f", pattern]).output();
-    match out {
-        Ok(o) => o.stdout.is_empty(),
-        Err(_) => true, // no pgrep: nothing to check with
-    }
+/// The processes whose command line matches `pattern` (a regular
+/// expression), one a line; empty if none (or no pgrep to ask).
+fn processes(pattern: &str) -> String {
+    Command::new("pgrep")
+        .args(["-af", pattern])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -297,10 +303,9 @@ fn broken_engines_lose_by_forfeit_with_the_reason() {
             begin.elapsed() < Duration::from_secs(60),
             "{mode} took too long"
         );
-        assert!(
-            none_left(&format!("zoo.py {mode}")),
-            "{mode} left a process"
-        );
+        // The whole command line: the clock test runs `zoo.py sleep 1`.
+        let left = processes(&format!("zoo.py {mode}$"));
+        assert!(left.is_empty(), "{mode} left a process: {left}");
     }
 }
 
@@ -325,4 +330,38 @@ fn engines_through_the_protocol_play_whole_matches() {
     );
     assert_eq!(v["games"], 2);
     assert_eq!(v["a_forfeits"], 0, "{v}");
+}
+
+#[test]
+fn an_engine_that_overruns_its_clock_loses_on_time() {
+    let zoo = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/zoo.py");
+    let begin = Instant::now();
+    let v = run_match_with(
+        &format!("engine:cmd=python3 {zoo} sleep 1"),
+        "random",
+        "2",
+        &["--tc", "0.5+0"],
+    );
+    assert_eq!(v["a_forfeits"], 2, "{v}");
+    assert!(
+        v["forfeit_reasons"].to_string().contains("lost on time"),
+        "{v}"
+    );
+    assert!(begin.elapsed() < Duration::from_secs(20));
+    // The example engine, held to the same clock, plays its games out.
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/engines/random_engine.py"
+    );
+    let v = run_match_with(
+        &format!("engine:cmd=python3 {script}"),
+        "alphabeta:depth=3",
+        "2",
+        &["--tc", "5+0.05"],
+    );
+    assert_eq!(
+        (v["a_forfeits"].as_u64(), v["b_forfeits"].as_u64()),
+        (Some(0), Some(0)),
+        "{v}"
+    );
 }

@@ -3,9 +3,83 @@
 use crate::ratings::elo_from_score;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 use yolah::rng::{game_seed, splitmix64};
 use yolah::{Color, Move, Position, Rng};
-use yolah_players::{from_spec, with_seed, Player, Search, SpecError, Stop};
+use yolah_players::{from_spec, with_seed, Budget, GameClock, Player, Search, SpecError, Stop};
+
+/// A clock for both sides: `base` each, `increment` added after every
+/// move; a side whose move takes longer than its time left plus `margin`
+/// loses on time. In-process players and external engines are held to the
+/// same clock (ours spend [`GameClock::time_for_move`] of it; an engine is
+/// sent the clock and decides).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Time on each clock at the start.
+    pub base: Duration,
+    /// Time added after each move.
+    pub increment: Duration,
+    /// Grace past zero before a move counts as lost on time.
+    pub margin: Duration,
+}
+
+/// Why a text is not a time control.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseTimeControlError(String);
+
+impl std::fmt::Display for ParseTimeControlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ParseTimeControlError {}
+
+impl TimeControl {
+    /// Milliseconds an in-process player keeps back from its share.
+    const OVERHEAD: Duration = Duration::from_millis(10);
+    /// The margin unless told otherwise.
+    pub const DEFAULT_MARGIN: Duration = Duration::from_millis(100);
+
+    /// Parses `BASE+INCREMENT` or `BASE`, in seconds: `10+0.1`, `60`.
+    pub fn parse(text: &str) -> Result<TimeControl, ParseTimeControlError> {
+        let bad = || {
+            ParseTimeControlError(format!(
+                "{text:?} is not a time control like 10+0.1 (seconds, and an increment)"
+            ))
+        };
+        let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+        let seconds = |t: &str| {
+            t.parse::<f64>()
+                .ok()
+                .filter(|s| s.is_finite() && (0.0..1e6).contains(s))
+                .map(Duration::from_secs_f64)
+        };
+        let (base, increment) = (
+            seconds(base).ok_or_else(bad)?,
+            seconds(inc).ok_or_else(bad)?,
+        );
+        if base.is_zero() {
+            return Err(bad());
+        }
+        Ok(TimeControl {
+            base,
+            increment,
+            margin: TimeControl::DEFAULT_MARGIN,
+        })
+    }
+}
+
+impl std::fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}+{}",
+            self.base.as_secs_f64(),
+            self.increment.as_secs_f64()
+        )
+    }
+}
 
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,11 +120,25 @@ pub fn play_game(
     black: &mut dyn Player,
     white: &mut dyn Player,
     start: Position,
+    on_move: impl FnMut(&Position, Move),
+) -> GameEnd {
+    play_game_with_clock(black, white, start, None, on_move)
+}
+
+/// [`play_game`] with a clock: each player searches for its share of its
+/// time, and a move that takes longer than the time left plus the margin
+/// loses on time.
+pub fn play_game_with_clock(
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    start: Position,
+    tc: Option<TimeControl>,
     mut on_move: impl FnMut(&Position, Move),
 ) -> GameEnd {
     let mut pos = start;
     let mut moves = Vec::new();
     let stop = Stop::new();
+    let mut remaining = [tc.map_or(Duration::ZERO, |t| t.base); 2];
     while !pos.is_game_over() {
         let side = pos.side_to_move();
         let player: &mut dyn Player = match side {
@@ -62,10 +150,36 @@ pub fn play_game(
             moves: moves.clone(),
             forfeit: Some((side, why)),
         };
-        let m = match player.try_search(&pos, Search::new(&stop)) {
+        let mut search = Search::new(&stop);
+        if let Some(tc) = tc {
+            let left = remaining[side as usize];
+            search.budget = Some(Budget::Time(GameClock::time_for_move(
+                left,
+                tc.increment,
+                TimeControl::OVERHEAD,
+            )));
+            search.clock = Some(GameClock {
+                remaining,
+                increment: [tc.increment; 2],
+            });
+        }
+        let began = Instant::now();
+        let m = match player.try_search(&pos, search) {
             Ok(a) => a.best_move,
             Err(f) => return forfeit(f.0),
         };
+        if let Some(tc) = tc {
+            let took = began.elapsed();
+            let left = remaining[side as usize];
+            if took > left + tc.margin {
+                return forfeit(format!(
+                    "lost on time: the move took {:.3} s with {:.3} s on the clock",
+                    took.as_secs_f64(),
+                    left.as_secs_f64()
+                ));
+            }
+            remaining[side as usize] = left.saturating_sub(took) + tc.increment;
+        }
         if let Err(e) = pos.check_move(m) {
             return forfeit(format!("illegal move {m}: {e}"));
         }
@@ -128,11 +242,18 @@ pub fn play_match_game(
     spec_b: &str,
     seed: u64,
     index: u64,
+    tc: Option<TimeControl>,
 ) -> Result<MatchGame, SpecError> {
     let game_seed = game_seed(seed, index);
     let mut a = from_spec(&with_seed(spec_a, game_seed))?;
     let mut b = from_spec(&with_seed(spec_b, splitmix64(game_seed)))?;
-    Ok(play_match_game_with(a.as_mut(), b.as_mut(), seed, index))
+    Ok(play_match_game_with(
+        a.as_mut(),
+        b.as_mut(),
+        seed,
+        index,
+        tc,
+    ))
 }
 
 /// [`play_match_game`] between players already built (and seeded) by the
@@ -143,6 +264,7 @@ pub fn play_match_game_with<'p>(
     b: &'p mut dyn Player,
     seed: u64,
     index: u64,
+    tc: Option<TimeControl>,
 ) -> MatchGame {
     let opening = random_opening(seed, index / 2, 4);
     let a_is_black = index.is_multiple_of(2);
@@ -151,7 +273,7 @@ pub fn play_match_game_with<'p>(
         start.play(m);
     }
     let (black, white) = if a_is_black { (a, b) } else { (b, a) };
-    let end = play_game(black, white, start, |_, _| {});
+    let end = play_game_with_clock(black, white, start, tc, |_, _| {});
     let a_color = if a_is_black {
         Color::Black
     } else {
@@ -172,17 +294,42 @@ pub fn play_match_game_with<'p>(
     }
 }
 
+/// What a match is: two players, a number of games, a seed, a clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Match<'a> {
+    /// Player A's spec.
+    pub a: &'a str,
+    /// Player B's spec.
+    pub b: &'a str,
+    /// Games to play.
+    pub games: u64,
+    /// Seed of openings and players.
+    pub seed: u64,
+    /// The clock, if any (otherwise each player's own budget).
+    pub tc: Option<TimeControl>,
+}
+
+impl<'a> Match<'a> {
+    /// `games` games between `a` and `b` seeded `seed`, without a clock.
+    pub fn new(a: &'a str, b: &'a str, games: u64, seed: u64) -> Match<'a> {
+        Match {
+            a,
+            b,
+            games,
+            seed,
+            tc: None,
+        }
+    }
+}
+
 /// Plays games `0..games` over `threads` workers; results in game order.
 /// `progress` is called after each game with the number finished.
 pub fn run_match(
-    spec_a: &str,
-    spec_b: &str,
-    games: u64,
-    seed: u64,
+    m: &Match<'_>,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<MatchGame>, SpecError> {
-    run_match_until(spec_a, spec_b, games, seed, threads, progress, &|_| false)
+    run_match_until(m, threads, progress, &|_| false)
 }
 
 /// [`run_match`] that may stop early: `stop` sees A's points of the first
@@ -190,14 +337,18 @@ pub fn run_match(
 /// where it answers true. Games are handed out in order, and only the
 /// finished prefix is judged, so the result does not depend on `threads`.
 pub fn run_match_until(
-    spec_a: &str,
-    spec_b: &str,
-    games: u64,
-    seed: u64,
+    m: &Match<'_>,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
     stop: &(dyn Fn(&[f64]) -> bool + Sync),
 ) -> Result<Vec<MatchGame>, SpecError> {
+    let Match {
+        a: spec_a,
+        b: spec_b,
+        games,
+        seed,
+        tc,
+    } = *m;
     // Check both specs once, up front, for a clear error.
     from_spec(spec_a)?;
     from_spec(spec_b)?;
@@ -228,7 +379,7 @@ pub fn run_match_until(
                 if i >= games {
                     return;
                 }
-                let game = play_match_game(spec_a, spec_b, seed, i);
+                let game = play_match_game(spec_a, spec_b, seed, i, tc);
                 let mut st = state.lock().expect("no poisoned lock");
                 match game {
                     Ok(g) => st.results[i as usize] = Some(g),
@@ -327,6 +478,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn time_controls_parse_and_print() {
+        let tc = TimeControl::parse("10+0.1").unwrap();
+        assert_eq!(
+            (tc.base, tc.increment),
+            (Duration::from_secs(10), Duration::from_millis(100))
+        );
+        assert_eq!(tc.to_string(), "10+0.1");
+        assert_eq!(TimeControl::parse("60").unwrap().increment, Duration::ZERO);
+        for bad in ["", "0", "x+1", "10+", "-1+0", "1e9"] {
+            assert!(TimeControl::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn players_held_to_a_clock_finish_in_time() {
+        let m = Match {
+            tc: Some(TimeControl::parse("1+0.02").unwrap()),
+            ..Match::new("alphabeta:depth=30", "mcts:iterations=100000000", 2, 1)
+        };
+        let games = run_match(&m, 2, &|_| {}).unwrap();
+        for g in &games {
+            assert_eq!(g.forfeit, None, "a player ran out of time");
+        }
+    }
+
+    #[test]
     fn elo_worked_examples() {
         assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
         assert!(elo_from_score(0.5).abs() < 1e-9);
@@ -343,8 +520,8 @@ mod tests {
     fn matches_are_deterministic_and_alternate_colours() {
         let a = "mcts:iterations=200";
         let b = "random";
-        let one = run_match(a, b, 6, 3, 1, &|_| {}).unwrap();
-        let two = run_match(a, b, 6, 3, 2, &|_| {}).unwrap();
+        let one = run_match(&Match::new(a, b, 6, 3), 1, &|_| {}).unwrap();
+        let two = run_match(&Match::new(a, b, 6, 3), 2, &|_| {}).unwrap();
         assert_eq!(one, two);
         assert_eq!(one.len(), 6);
         assert!(one[0].a_is_black && !one[1].a_is_black);
@@ -352,10 +529,10 @@ mod tests {
             one[0].moves[..one[0].opening_plies],
             one[1].moves[..one[1].opening_plies]
         );
-        assert!(run_match("nope", b, 2, 0, 1, &|_| {}).is_err());
+        assert!(run_match(&Match::new("nope", b, 2, 0), 1, &|_| {}).is_err());
         // Stopping early keeps exactly the judged prefix, on any thread count.
         let stop = |p: &[f64]| p.len() == 3;
-        let early = run_match_until(a, b, 6, 3, 2, &|_| {}, &stop).unwrap();
+        let early = run_match_until(&Match::new(a, b, 6, 3), 2, &|_| {}, &stop).unwrap();
         assert_eq!(early, one[..3]);
     }
 }

@@ -16,9 +16,9 @@
 //! of threads.
 //!
 //! ```
-//! use yolah_lab::games::{run_match, MatchSummary};
+//! use yolah_lab::games::{run_match, Match, MatchSummary};
 //!
-//! let games = run_match("mcts:iterations=300", "random", 4, 1, 2, &|_| {}).unwrap();
+//! let games = run_match(&Match::new("mcts:iterations=300", "random", 4, 1), 2, &|_| {}).unwrap();
 //! let summary = MatchSummary::from_points(&games.iter().map(|g| g.a_points).collect::<Vec<_>>());
 //! assert_eq!(summary.games, 4);
 //! ```

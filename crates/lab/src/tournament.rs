@@ -52,6 +52,8 @@ pub enum TournamentError {
     },
     /// A player spec is bad.
     Spec(SpecError),
+    /// The time control is bad.
+    TimeControl(crate::games::ParseTimeControlError),
 }
 
 impl fmt::Display for TournamentError {
@@ -74,6 +76,7 @@ impl fmt::Display for TournamentError {
                 found.players, found.games_per_pair, found.seed
             ),
             TournamentError::Spec(e) => write!(f, "{e}"),
+            TournamentError::TimeControl(e) => write!(f, "--tc: {e}"),
         }
     }
 }
@@ -89,6 +92,9 @@ pub struct Settings {
     pub games_per_pair: u64,
     /// Seed of openings and players.
     pub seed: u64,
+    /// The time control (`10+0.1`), if the games have a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc: Option<String>,
 }
 
 /// One finished game, one JSONL line.
@@ -312,7 +318,13 @@ pub fn play(
 ) -> Result<GameLine, TournamentError> {
     let seed = game_seed(settings.seed, pair_index as u64 + 1);
     let (a, b) = (&settings.players[pair.0], &settings.players[pair.1]);
-    let g = play_match_game(a, b, seed, game).map_err(TournamentError::Spec)?;
+    let tc = settings
+        .tc
+        .as_deref()
+        .map(crate::games::TimeControl::parse)
+        .transpose()
+        .map_err(TournamentError::TimeControl)?;
+    let g = play_match_game(a, b, seed, game, tc).map_err(TournamentError::Spec)?;
     let text = |ms: &[Move]| ms.iter().map(|m| m.to_string()).collect::<Vec<_>>();
     let (black, white) = if g.a_is_black { (a, b) } else { (b, a) };
     Ok(GameLine {

@@ -210,7 +210,7 @@ pub fn fitness_game(settings: &TuneSettings, generation: u32, w: &Weights, k: u6
     let budget = Budget::Depth(settings.depth);
     let mut candidate = AlphaBeta::new(budget, *w, splitmix64(seed ^ k));
     let mut baseline = AlphaBeta::new(budget, Weights::HAND, splitmix64(seed ^ k ^ 1));
-    play_match_game_with(&mut candidate, &mut baseline, seed, k).a_points
+    play_match_game_with(&mut candidate, &mut baseline, seed, k, None).a_points
 }
 
 /// Evaluates a population over `threads` workers; `progress` gets games done.

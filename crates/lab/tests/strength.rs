@@ -4,10 +4,10 @@
 //! Count budgets keep them deterministic whatever the machine's load; the
 //! timed 100 ms matches of the README are the `yolah match` commands there.
 
-use yolah_lab::games::{run_match, MatchSummary};
+use yolah_lab::games::{run_match, Match, MatchSummary};
 
 fn score(a: &str, b: &str, games: u64) -> MatchSummary {
-    let results = run_match(a, b, games, 7, 2, &|_| {}).expect("valid specs");
+    let results = run_match(&Match::new(a, b, games, 7), 2, &|_| {}).expect("valid specs");
     MatchSummary::from_points(&results.iter().map(|g| g.a_points).collect::<Vec<_>>())
 }
 

@@ -12,6 +12,7 @@ fn settings() -> Settings {
         ],
         games_per_pair: 4,
         seed: 5,
+        tc: None,
     }
 }
 

@@ -22,6 +22,29 @@ pub enum Budget {
     Infinite,
 }
 
+/// A game clock as a search sees it: the time left on each side's clock
+/// and each side's increment, indexed by [`yolah::Color`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    /// Time left, Black's then White's.
+    pub remaining: [Duration; 2],
+    /// Added after each move, Black's then White's.
+    pub increment: [Duration; 2],
+}
+
+impl GameClock {
+    /// The share of its clock the side with `remaining` and `increment`
+    /// spends on a move: a twentieth of what is left plus three quarters of
+    /// the increment, never more than what is left less `overhead`, never
+    /// nothing. `yolah engine` and the in-process players both use it.
+    pub fn time_for_move(remaining: Duration, increment: Duration, overhead: Duration) -> Duration {
+        let share = remaining / 20 + increment * 3 / 4;
+        share
+            .min(remaining.saturating_sub(overhead))
+            .max(Duration::from_millis(1))
+    }
+}
+
 /// Asks a running search to stop: another thread calls [`Stop::request`]
 /// and the search returns its best move so far within a few milliseconds
 /// (see [`crate::Player::analyse_until`]). Clones share the flag.

@@ -62,6 +62,17 @@ struct Process {
     lines: Receiver<Line>,
 }
 
+/// Engine processes a thread keeps between games, by command line.
+const IDLE_PER_THREAD: usize = 4;
+
+thread_local! {
+    /// A finished game's engine waits here for the next game on the same
+    /// thread (a match makes new players for every game): one process per
+    /// seat, started again only if it died. The processes are killed when
+    /// the thread ends, or when more than `IDLE_PER_THREAD` wait.
+    static IDLE: std::cell::RefCell<Vec<(String, Process)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl Drop for Process {
     /// Kills and reaps the process: no zombie outlives the player.
     fn drop(&mut self) {
@@ -124,8 +135,23 @@ impl ExternalEngine {
         &self.name
     }
 
-    /// Starts the process and shakes hands, if it is not running.
+    /// The command line, as the idle pool knows it.
+    fn key(&self) -> String {
+        format!("{} {}", self.program, self.args.join(" "))
+    }
+
+    /// Starts the process and shakes hands, if it is not running (or takes
+    /// an idle one of the same command from this thread).
     fn ensure_running(&mut self) -> Result<(), Forfeit> {
+        if self.process.is_none() {
+            let key = self.key();
+            self.process = IDLE.with(|idle| {
+                let mut idle = idle.borrow_mut();
+                let at = idle.iter().position(|(k, _)| *k == key)?;
+                Some(idle.swap_remove(at).1)
+            });
+            self.new_game = true;
+        }
         if let Some(p) = &mut self.process {
             if matches!(p.child.try_wait(), Ok(None)) {
                 return Ok(());
@@ -241,11 +267,32 @@ impl ExternalEngine {
         }
         self.send(&format!("position text {}", pos.to_text()))?;
         let budget = search.budget.or(self.budget);
-        self.send(&Self::go(budget))?;
-        let deadline = match budget {
-            Some(Budget::Time(t)) => start + t + MARGIN,
-            _ => start + self.timeout,
+        let side = pos.side_to_move() as usize;
+        let (go, deadline) = match search.clock {
+            // With a clock the engine decides; it loses when its clock
+            // (plus the margin) runs out.
+            Some(c) => {
+                let ms = |d: Duration| d.as_millis();
+                (
+                    format!(
+                        "go btime {} wtime {} binc {} winc {}",
+                        ms(c.remaining[0]),
+                        ms(c.remaining[1]),
+                        ms(c.increment[0]),
+                        ms(c.increment[1])
+                    ),
+                    start + c.remaining[side] + MARGIN,
+                )
+            }
+            None => (
+                Self::go(budget),
+                match budget {
+                    Some(Budget::Time(t)) => start + t + MARGIN,
+                    _ => start + self.timeout,
+                },
+            ),
         };
+        self.send(&go)?;
         let mut last = Analysis {
             best_move: Move::PASS,
             score: Score::Unknown,
@@ -283,8 +330,6 @@ impl ExternalEngine {
                         )),
                         ReadError::Broken(f) => f,
                     };
-                    // An engine that broke the protocol is not trusted again.
-                    self.process = None;
                     return Err(e);
                 }
             }
@@ -344,13 +389,39 @@ fn read_info(info: &str, into: &mut Analysis) {
     }
 }
 
+impl Drop for ExternalEngine {
+    /// A healthy process waits for the next game on this thread.
+    fn drop(&mut self) {
+        let Some(mut p) = self.process.take() else {
+            return;
+        };
+        if matches!(p.child.try_wait(), Ok(None)) {
+            let key = self.key();
+            // During a thread's teardown the pool may be gone: the process
+            // is then simply dropped (killed and reaped).
+            let _ = IDLE.try_with(|idle| {
+                let mut idle = idle.borrow_mut();
+                if idle.len() < IDLE_PER_THREAD {
+                    idle.push((key, p));
+                }
+            });
+        }
+    }
+}
+
 impl Player for ExternalEngine {
     fn spec(&self) -> &str {
         &self.spec
     }
 
     fn try_search(&mut self, pos: &Position, mut search: Search<'_>) -> Result<Analysis, Forfeit> {
-        self.run(pos, &mut search)
+        let result = self.run(pos, &mut search);
+        if result.is_err() {
+            // An engine that broke the protocol is killed (and never kept
+            // for another game); the next search starts it again.
+            self.process = None;
+        }
+        result
     }
 
     /// For callers that cannot adjudicate: a failing engine passes if it

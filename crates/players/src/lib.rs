@@ -44,7 +44,7 @@ pub mod score;
 mod spec;
 
 pub(crate) use budget::Clock;
-pub use budget::{Budget, Stop};
+pub use budget::{Budget, GameClock, Stop};
 pub use score::Score;
 pub(crate) use spec::Spec;
 pub use spec::{from_spec, parse_duration, with_seed, SpecError, PLAYER_NAMES};
@@ -81,6 +81,9 @@ pub struct Search<'a> {
     /// Called as the search goes: after each completed depth (alpha-beta),
     /// about every 100 ms (Monte Carlo players).
     pub progress: Option<&'a mut dyn FnMut(&Analysis)>,
+    /// The game clock, when the game has one. An external engine is sent
+    /// the clock and decides; our players get `budget` from the caller.
+    pub clock: Option<GameClock>,
 }
 
 impl<'a> Search<'a> {
@@ -90,6 +93,7 @@ impl<'a> Search<'a> {
             budget: None,
             stop,
             progress: None,
+            clock: None,
         }
     }
 
