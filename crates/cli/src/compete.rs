@@ -1,16 +1,19 @@
 //! Commands that pit players against positions and each other: analyse, match.
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use serde_json::json;
 use std::time::Instant;
 use yolah::Position;
 use yolah_lab::games::{run_match_until, Match, MatchSummary};
 use yolah_lab::ratings::{Sprt, SprtState};
-use yolah_players::from_spec;
+use yolah_players::{from_spec, Search, Stop};
 
 pub fn analyse_command(pos: &Position, spec: &str, json: bool) -> Result<String> {
     let mut player = from_spec(spec)?;
-    let a = player.analyse(pos);
+    // An external engine that fails says so (and exits 1).
+    let a = player
+        .try_search(pos, Search::new(&Stop::new()))
+        .map_err(|f| anyhow!("{spec}: {f}"))?;
     let nps = a.nodes as f64 / a.seconds.max(1e-9);
     let pv: Vec<String> = a.pv.iter().map(|m| m.to_string()).collect();
     if json {
@@ -33,12 +36,12 @@ pub fn analyse_command(pos: &Position, spec: &str, json: bool) -> Result<String>
         return Ok(format!("{obj}\n"));
     }
     let reach = match (a.depth, a.iterations) {
-        (Some(d), _) => format!("depth {d}"),
-        (None, Some(i)) => format!("{i} iterations ({:.0}/s)", i as f64 / a.seconds.max(1e-9)),
+        (Some(d), _) => format!(", depth {d}"),
+        (None, Some(i)) => format!(", {i} iterations ({:.0}/s)", i as f64 / a.seconds.max(1e-9)),
         _ => String::new(),
     };
     Ok(format!(
-        "{pos}\n{spec}: best {} score {}, {reach}, {} nodes in {:.3} s ({:.2} M nodes/s)\npv: {}\n",
+        "{pos}\n{spec}: best {} score {}{reach}, {} nodes in {:.3} s ({:.2} M nodes/s)\npv: {}\n",
         a.best_move,
         a.score,
         a.nodes,

@@ -186,15 +186,14 @@ fn run(
         *last_game = job.game;
     }
     let searched = catch_unwind(AssertUnwindSafe(|| {
-        player.analyse_until(&job.pos, &job.stop)
+        player.try_search(&job.pos, yolah_players::Search::new(&job.stop))
     }));
     match searched {
-        Ok(a) if job.stop.is_requested() => {
-            // Stopped early: the move is no longer wanted.
-            let _ = a;
-            Outcome::Cancelled
-        }
-        Ok(a) => Outcome::Move(a.best_move),
+        // Stopped early: the move is no longer wanted.
+        Ok(_) if job.stop.is_requested() => Outcome::Cancelled,
+        Ok(Ok(a)) => Outcome::Move(a.best_move),
+        // An external engine that broke down: the hub plays for it.
+        Ok(Err(forfeit)) => Outcome::Failed(format!("{}: {forfeit}", job.spec)),
         Err(panic) => {
             // The player may be half-updated: make a new one next time.
             players.remove(&job.spec);
