@@ -13,16 +13,17 @@
 //! The counts of issue 13 (10,000 churned games, 2,000 idle connections…):
 //! the same with `YOLAH_ATTACK=full` in the environment.
 
+mod common;
+
+use common::{client, http_get, next_of, send};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpSocket, TcpStream};
+use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
 use yolah_server::{Config, Limits};
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// `small` normally, `full` with `YOLAH_ATTACK=full`.
 fn scale(small: usize, full: usize) -> usize {
@@ -70,49 +71,6 @@ fn loopback_limits() -> Limits {
         max_connections_per_addr: 1_000_000,
         ..Limits::default()
     }
-}
-
-async fn client(addr: &str) -> Ws {
-    let (mut ws, _) = connect_async(format!("ws://{addr}/ws")).await.unwrap();
-    assert_eq!(next(&mut ws).await["type"], "hello");
-    ws
-}
-
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
-}
-
-async fn next(ws: &mut Ws) -> Value {
-    loop {
-        match tokio::time::timeout(Duration::from_secs(60), ws.next()).await {
-            Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
-            Ok(Some(Ok(_))) => continue,
-            other => panic!("no message: {other:?}"),
-        }
-    }
-}
-
-async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let v = next(ws).await;
-        if v["type"] == kind {
-            return v;
-        }
-    }
-}
-
-async fn http_get(addr: &str, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = String::new();
-    s.read_to_string(&mut buf).await.unwrap();
-    let status = buf[9..12].parse().unwrap();
-    let body = buf
-        .split_once("\r\n\r\n")
-        .map(|x| x.1.to_string())
-        .unwrap_or_default();
-    (status, body)
 }
 
 async fn stats(addr: &str) -> Value {

@@ -2,18 +2,19 @@
 //! codes, origins, timeouts, connection caps, shutdown, and games that
 //! outlive the server.
 
+mod common;
+
+use common::{client, next_of, send, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
+use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
 use yolah_server::{Config, Limits};
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 struct Server {
     addr: String,
@@ -46,35 +47,6 @@ fn relaxed() -> Limits {
         max_games_per_addr: 10_000,
         max_connections_per_addr: 10_000,
         ..Limits::default()
-    }
-}
-
-async fn client(addr: &str) -> Ws {
-    let (mut ws, _) = connect_async(format!("ws://{addr}/ws")).await.unwrap();
-    assert_eq!(next(&mut ws).await["type"], "hello");
-    ws
-}
-
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
-}
-
-async fn next(ws: &mut Ws) -> Value {
-    loop {
-        match tokio::time::timeout(Duration::from_secs(30), ws.next()).await {
-            Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
-            Ok(Some(Ok(_))) => continue,
-            other => panic!("no message: {other:?}"),
-        }
-    }
-}
-
-async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let v = next(ws).await;
-        if v["type"] == kind {
-            return v;
-        }
     }
 }
 

@@ -1,18 +1,16 @@
 //! The game server over real WebSockets on loopback: protocol rules, and a
 //! load test of 200 concurrent games between scripted clients.
 
+mod common;
+
+use common::{client, http_get, next, next_of, send, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
 use yolah::record::GameRecord;
 use yolah::Rng;
 use yolah_server::{Config, Limits};
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A server for the tests: every client is on 127.0.0.1, so the
 /// per-address bounds are raised; the rest are the defaults.
@@ -42,41 +40,6 @@ async fn start_with(limits: Limits) -> String {
     addr.to_string()
 }
 
-async fn client(addr: &str) -> Ws {
-    let (mut ws, _) = connect_async(format!("ws://{addr}/ws")).await.unwrap();
-    let hello = next(&mut ws).await;
-    assert_eq!(hello["type"], "hello");
-    ws
-}
-
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
-}
-
-/// The next JSON message (30 s at most).
-async fn next(ws: &mut Ws) -> Value {
-    loop {
-        let m = tokio::time::timeout(Duration::from_secs(30), ws.next())
-            .await
-            .expect("a message in time")
-            .expect("the connection is open")
-            .expect("a valid frame");
-        if let Message::Text(t) = m {
-            return serde_json::from_str(&t).unwrap();
-        }
-    }
-}
-
-/// Skips messages until one of `kind`.
-async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let v = next(ws).await;
-        if v["type"] == kind {
-            return v;
-        }
-    }
-}
-
 async fn refuse(ws: &mut Ws, message: Value, expected: &str) {
     send(ws, message).await;
     let reply = next_of(ws, "error").await;
@@ -84,20 +47,6 @@ async fn refuse(ws: &mut Ws, message: Value, expected: &str) {
         reply["message"].as_str().unwrap().contains(expected),
         "{reply}"
     );
-}
-
-async fn http_get(addr: &str, path: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).await.unwrap();
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    s.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = String::new();
-    s.read_to_string(&mut buf).await.unwrap();
-    let status = buf[9..12].parse().unwrap();
-    let body = buf
-        .split_once("\r\n\r\n")
-        .map(|x| x.1.to_string())
-        .unwrap_or_default();
-    (status, body)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,62 @@
+//! A small WebSocket and HTTP client for the server's tests.
+
+#![allow(dead_code)]
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
+
+/// A client's WebSocket.
+pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Connects to `addr`'s `/ws` and reads the `hello`.
+pub async fn client(addr: &str) -> Ws {
+    let (mut ws, _) = connect_async(format!("ws://{addr}/ws")).await.unwrap();
+    assert_eq!(next(&mut ws).await["type"], "hello");
+    ws
+}
+
+/// Sends one JSON message.
+pub async fn send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// The next JSON message (60 s at most), skipping other frames.
+pub async fn next(ws: &mut Ws) -> Value {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(60), ws.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
+            Ok(Some(Ok(_))) => continue,
+            other => panic!("no message: {other:?}"),
+        }
+    }
+}
+
+/// Skips messages until one of type `kind`.
+pub async fn next_of(ws: &mut Ws, kind: &str) -> Value {
+    loop {
+        let v = next(ws).await;
+        if v["type"] == kind {
+            return v;
+        }
+    }
+}
+
+/// `GET path` on a fresh connection: the status and the body.
+pub async fn http_get(addr: &str, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).await.unwrap();
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = String::new();
+    s.read_to_string(&mut buf).await.unwrap();
+    let status = buf[9..12].parse().unwrap();
+    let body = buf
+        .split_once("\r\n\r\n")
+        .map(|x| x.1.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
