@@ -1,0 +1,206 @@
+//! The hub as a state machine: every rule of the protocol, without sockets.
+
+use super::*;
+use std::time::Duration;
+
+fn hub_with(limits: Limits) -> Hub {
+    let mut n = 0;
+    Hub::new(
+        vec!["random".into()],
+        Box::new(move || {
+            n += 1;
+            format!("key{n}")
+        }),
+        Store::open(":memory:").unwrap(),
+        limits,
+    )
+}
+
+fn hub() -> Hub {
+    hub_with(Limits::default())
+}
+
+fn errors(out: &Outbox) -> Vec<String> {
+    out.messages
+        .iter()
+        .filter_map(|(_, m)| match m {
+            ServerMessage::Error { message } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn welcome(out: &Outbox) -> (String, Option<String>, Option<String>) {
+    match &out.messages[0].1 {
+        ServerMessage::Welcome {
+            key, invite, watch, ..
+        } => (key.clone(), invite.clone(), watch.clone()),
+        m => panic!("{m:?}"),
+    }
+}
+
+const NEW_HUMAN: &str = r#"{"type":"new","opponent":"human","color":"black"}"#;
+
+fn join(key: &str) -> String {
+    format!(r#"{{"type":"join","key":"{key}"}}"#)
+}
+
+#[test]
+fn two_people_play_and_others_are_refused() {
+    let mut h = hub();
+    h.connect(1, "a");
+    let (_, invite, watch) = welcome(&h.handle(1, NEW_HUMAN));
+    let (invite, watch) = (invite.unwrap(), watch.unwrap());
+    assert!(errors(&h.handle(2, &join(&invite))).is_empty());
+    assert!(errors(&h.handle(3, &join(&watch))).is_empty());
+    // A third person cannot take a connected seat.
+    assert!(errors(&h.handle(4, &join(&invite)))[0].contains("taken"));
+    assert!(errors(&h.handle(2, r#"{"type":"move","move":"d4:b2"}"#))[0].contains("black's turn"));
+    assert!(errors(&h.handle(3, r#"{"type":"move","move":"d5:b7"}"#))[0]
+        .contains("watchers cannot move"));
+    assert!(errors(&h.handle(1, r#"{"type":"move","move":"d5:d4"}"#))[0].contains("illegal"));
+    assert!(errors(&h.handle(1, r#"{"type":"move","move":"x"}"#))[0].contains("not a move"));
+    assert!(errors(&h.handle(1, r#"{"type":"mvoe"}"#))[0].contains("not a valid message"));
+    assert!(
+        errors(&h.handle(1, r#"{"type":"move","move":"d5:b7","extra":1}"#))[0]
+            .contains("unknown field")
+    );
+    assert!(errors(&h.handle(1, r#"{"type":"history","extra":1}"#))[0].contains("unknown field"));
+    // An array is not a message, even one serde could read field by field.
+    assert!(errors(&h.handle(1, r#"["move","d5:b7"]"#))[0].contains("JSON object"));
+    assert!(errors(&h.handle(1, "{")).len() == 1);
+    let ok = h.handle(1, r#"{"type":"move","move":"d5:b7"}"#);
+    assert!(errors(&ok).is_empty());
+    assert_eq!(
+        ok.messages.len(),
+        3,
+        "both players and the watcher hear of it"
+    );
+    // Player 2 drops and comes back with the same key.
+    h.disconnect(2);
+    assert!(errors(&h.handle(5, &join(&invite))).is_empty());
+    assert!(errors(&h.handle(5, r#"{"type":"move","move":"e5:c7"}"#)).is_empty());
+    let record = h.record(&watch).unwrap().unwrap();
+    assert_eq!(record.moves, ["d5:b7", "e5:c7"]);
+}
+
+#[test]
+fn watchers_cost_nobody_else_a_message_and_are_bounded() {
+    let mut h = hub_with(Limits {
+        max_watchers: 3,
+        ..Limits::default()
+    });
+    let (_, _, watch) = welcome(&h.handle(1, NEW_HUMAN));
+    let watch = watch.unwrap();
+    for w in 10..13 {
+        let out = h.handle(w, &join(&watch));
+        // The welcome and the state, both to the watcher alone.
+        assert_eq!(out.messages.len(), 2);
+        assert!(out.messages.iter().all(|(c, _)| *c == w));
+    }
+    assert!(errors(&h.handle(13, &join(&watch)))[0].contains("3 watchers"));
+    assert!(
+        h.disconnect(10).messages.is_empty(),
+        "a watcher leaves quietly"
+    );
+    assert!(errors(&h.handle(13, &join(&watch))).is_empty());
+}
+
+#[test]
+fn computer_turns_become_jobs_and_failures_do_not_stall() {
+    let mut h = hub();
+    let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
+    assert_eq!(out.jobs.len(), 1, "black is the computer and moves first");
+    assert!(
+        errors(&h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#))[0]
+            .contains("already")
+    );
+    assert!(errors(&h.handle(
+        2,
+        r#"{"type":"new","opponent":"mcts:time=99s","color":"white"}"#
+    ))[0]
+        .contains("not human or one of"));
+    let job = out.jobs.into_iter().next().unwrap();
+    // A failed search: a random move is played, the person is told.
+    let after = h.finish_search(&job, SearchOutcome::Failed("boom".into()));
+    assert!(errors(&after)[0].contains("boom"));
+    assert!(after.jobs.is_empty(), "now it is the person's turn");
+    assert!(after.messages.iter().any(
+        |(_, m)| matches!(m, ServerMessage::State(s) if s.moves.len() == 1 && s.turn == "white")
+    ));
+    // A stale result (the game moved on) changes nothing.
+    assert!(h
+        .finish_search(&job, SearchOutcome::Move(Move::PASS))
+        .messages
+        .is_empty());
+}
+
+#[test]
+fn a_computer_move_the_rules_refuse_is_replaced() {
+    let mut h = hub();
+    let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
+    let job = out.jobs.into_iter().next().unwrap();
+    let after = h.finish_search(&job, SearchOutcome::Move("h1:h2".parse().unwrap()));
+    assert!(
+        errors(&after)[0].contains("illegal move h1:h2"),
+        "{:?}",
+        errors(&after)
+    );
+    assert!(after
+        .messages
+        .iter()
+        .any(|(_, m)| matches!(m, ServerMessage::State(s) if s.moves.len() == 1)));
+}
+
+#[test]
+fn games_per_address_and_in_all_are_bounded() {
+    let mut h = hub_with(Limits {
+        max_games: 3,
+        max_games_per_addr: 2,
+        ..Limits::default()
+    });
+    for c in 1..=2 {
+        h.connect(c, "10.0.0.1");
+        assert!(errors(&h.handle(c, NEW_HUMAN)).is_empty());
+    }
+    h.connect(3, "10.0.0.1");
+    assert!(errors(&h.handle(3, NEW_HUMAN))[0].contains("2 unfinished games"));
+    h.connect(4, "10.0.0.2");
+    assert!(errors(&h.handle(4, NEW_HUMAN)).is_empty());
+    h.connect(5, "10.0.0.3");
+    assert!(errors(&h.handle(5, NEW_HUMAN))[0].contains("the most games it may (3)"));
+    // A game whose people have all left makes room.
+    h.disconnect(4);
+    assert!(errors(&h.handle(5, NEW_HUMAN)).is_empty());
+    assert_eq!(h.games_in_memory(), 3);
+}
+
+#[test]
+fn games_leave_memory_and_come_back_by_key() {
+    let mut h = hub_with(Limits {
+        retention: Duration::from_secs(60),
+        ..Limits::default()
+    });
+    let (key, invite, _) = welcome(&h.handle(1, NEW_HUMAN));
+    assert!(errors(&h.handle(1, r#"{"type":"move","move":"d5:b7"}"#)).is_empty());
+    h.disconnect(1);
+    let now = Instant::now();
+    h.sweep(now);
+    assert_eq!(h.games_in_memory(), 1, "not yet");
+    h.sweep(now + Duration::from_secs(61));
+    assert_eq!(
+        h.games_in_memory(),
+        0,
+        "nobody seated for the retention time"
+    );
+    // Both keys still work: the game is loaded from the database.
+    assert_eq!(h.record(&key).unwrap().unwrap().moves, ["d5:b7"]);
+    let out = h.handle(2, &join(&invite.unwrap()));
+    assert!(errors(&out).is_empty());
+    assert!(out.messages.iter().any(
+        |(_, m)| matches!(m, ServerMessage::State(s) if s.moves == ["d5:b7"] && s.turn == "white")
+    ));
+    assert!(errors(&h.handle(2, r#"{"type":"move","move":"e5:c7"}"#)).is_empty());
+    assert!(errors(&h.handle(3, &join(&key))).is_empty());
+    assert_eq!(h.record(&key).unwrap().unwrap().moves, ["d5:b7", "e5:c7"]);
+}
