@@ -97,6 +97,18 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// How often a Monte Carlo search reports its progress.
+    pub(crate) const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+    /// The budget of a Monte Carlo search whose own budget is `own`: this
+    /// search's, except a depth, which means nothing to Monte Carlo.
+    pub(crate) fn monte_carlo_budget(&self, own: Budget) -> Budget {
+        match self.budget {
+            Some(Budget::Depth(_)) | None => own,
+            Some(b) => b,
+        }
+    }
+
     /// Tells whoever listens how the search stands.
     pub(crate) fn report(&mut self, analysis: &Analysis) {
         if let Some(progress) = self.progress.as_mut() {

@@ -45,11 +45,7 @@ impl Player for MonteCarlo {
     }
 
     fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
-        // A depth means nothing to Monte Carlo: keep the own budget then.
-        let budget = match search.budget {
-            Some(Budget::Depth(_)) | None => self.budget,
-            Some(b) => b,
-        };
+        let budget = search.monte_carlo_budget(self.budget);
         let clock = Clock::start(budget, search.stop);
         let mut reported = std::time::Duration::ZERO;
         let me = pos.side_to_move();
@@ -84,7 +80,7 @@ impl Player for MonteCarlo {
                     runs += 1;
                 }
                 rounds += 1;
-                if search.progress.is_some() && clock.elapsed() >= reported + REPORT_EVERY {
+                if search.progress.is_some() && clock.elapsed() >= reported + Search::REPORT_EVERY {
                     reported = clock.elapsed();
                     let now = summary(&children, &totals, runs, rounds, &clock);
                     search.report(&now);
@@ -94,9 +90,6 @@ impl Player for MonteCarlo {
         summary(&children, &totals, runs, rounds, &clock)
     }
 }
-
-/// How often a search reports its progress.
-const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The best move by mean result so far.
 fn summary(

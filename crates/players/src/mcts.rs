@@ -256,11 +256,7 @@ impl Player for Mcts {
     }
 
     fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
-        // A depth means nothing to Monte Carlo: keep the own budget then.
-        let budget = match search.budget {
-            Some(Budget::Depth(_)) | None => self.budget,
-            Some(b) => b,
-        };
+        let budget = search.monte_carlo_budget(self.budget);
         let clock = Clock::start(budget, search.stop);
         let mut reported = std::time::Duration::ZERO;
         if self.nodes.capacity() < self.capacity {
@@ -284,7 +280,7 @@ impl Player for Mcts {
             iterations += 1;
             if iterations.is_multiple_of(256)
                 && search.progress.is_some()
-                && clock.elapsed() >= reported + REPORT_EVERY
+                && clock.elapsed() >= reported + Search::REPORT_EVERY
             {
                 reported = clock.elapsed();
                 let now = self.summary(pos, iterations, &clock);
@@ -294,9 +290,6 @@ impl Player for Mcts {
         self.summary(pos, iterations, &clock)
     }
 }
-
-/// How often a search reports its progress.
-const REPORT_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl Mcts {
     /// The most visited line from the root, and its win rate.

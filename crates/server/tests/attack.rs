@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{client, http_get, next_of, send};
+use common::{client, http_get, next_of, send, start_server};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -23,7 +23,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::connect_async;
 use tokio_tungstenite::tungstenite::Message;
-use yolah_server::{Config, Limits};
+use yolah_server::Limits;
 
 /// `small` normally, `full` with `YOLAH_ATTACK=full`.
 fn scale(small: usize, full: usize) -> usize {
@@ -44,23 +44,6 @@ fn rss_mb_and_threads() -> (f64, u64) {
             .unwrap_or(0)
     };
     (field("VmRSS:") as f64 / 1024.0, field("Threads:"))
-}
-
-async fn start(players: &[&str], limits: Limits) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap().to_string();
-    let config = Config {
-        players: players.iter().map(|s| s.to_string()).collect(),
-        db: ":memory:".into(),
-        allowed_origins: Vec::new(),
-        limits,
-    };
-    tokio::spawn(yolah_server::serve(
-        listener,
-        config,
-        std::future::pending(),
-    ));
-    addr
 }
 
 /// Loopback clients all come from 127.0.0.1: the per-address bounds are
@@ -128,7 +111,7 @@ fn p99(mut times: Vec<Duration>) -> Duration {
 async fn churn_returns_its_memory() {
     let games = scale(500, 10_000);
     let retention = Duration::from_secs(2);
-    let addr = start(
+    let addr = start_server(
         &["alphabeta:depth=2"],
         Limits {
             retention,
@@ -211,7 +194,7 @@ async fn churn_returns_its_memory() {
 #[ignore]
 async fn a_flood_from_a_client_that_never_reads() {
     let seconds = scale(3, 10) as u64;
-    let addr = start(&["random"], loopback_limits()).await;
+    let addr = start_server(&["random"], loopback_limits()).await;
     // Warm up the normal clients' path, then measure memory.
     timed_moves(&addr, 4).await;
     let (start_mb, _) = rss_mb_and_threads();
@@ -276,7 +259,7 @@ async fn connect_from(ip: &str, addr: &str) -> TcpStream {
 #[ignore]
 async fn idle_and_slowloris_connections_do_not_lock_others_out() {
     let (idle, slow) = (scale(400, 2_000), scale(100, 500));
-    let addr = start(&["random"], Limits::default()).await;
+    let addr = start_server(&["random"], Limits::default()).await;
     let mut held = Vec::new();
     // 50 connections per address, below the per-address cap of 64.
     for i in 0..idle {
@@ -328,7 +311,7 @@ async fn idle_and_slowloris_connections_do_not_lock_others_out() {
 #[ignore]
 async fn a_thousand_watchers_cost_a_message_each() {
     let watchers = scale(200, 1_000);
-    let addr = start(
+    let addr = start_server(
         &["random"],
         Limits {
             max_watchers: watchers,
@@ -367,7 +350,7 @@ async fn a_thousand_watchers_cost_a_message_each() {
 #[ignore]
 async fn searches_waiting_do_not_slow_people_down() {
     let games = scale(50, 300);
-    let addr = start(&["alphabeta:time=1s"], loopback_limits()).await;
+    let addr = start_server(&["alphabeta:time=1s"], loopback_limits()).await;
     let (_, threads_before) = rss_mb_and_threads();
     let mut waiting = Vec::new();
     for _ in 0..games {

@@ -3,41 +3,27 @@
 
 mod common;
 
-use common::{client, http_get, next, next_of, send, Ws};
+use common::{client, http_get, next, next_of, send, start_server, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 use yolah::record::GameRecord;
 use yolah::Rng;
-use yolah_server::{Config, Limits};
+use yolah_server::Limits;
 
 /// A server for the tests: every client is on 127.0.0.1, so the
 /// per-address bounds are raised; the rest are the defaults.
 async fn start() -> String {
-    start_with(Limits {
-        max_games_per_addr: 10_000,
-        max_connections_per_addr: 10_000,
-        ..Limits::default()
-    })
+    start_server(
+        &["random"],
+        Limits {
+            max_games_per_addr: 10_000,
+            max_connections_per_addr: 10_000,
+            ..Limits::default()
+        },
+    )
     .await
-}
-
-async fn start_with(limits: Limits) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = Config {
-        players: vec!["random".into()],
-        db: ":memory:".into(),
-        allowed_origins: Vec::new(),
-        limits,
-    };
-    tokio::spawn(yolah_server::serve(
-        listener,
-        config,
-        std::future::pending(),
-    ));
-    addr.to_string()
 }
 
 async fn refuse(ws: &mut Ws, message: Value, expected: &str) {

@@ -10,6 +10,25 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
 
+/// Starts a server on a free loopback port offering `players`, with an
+/// in-memory database; its address.
+pub async fn start_server(players: &[&str], limits: yolah_server::Limits) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let config = yolah_server::Config {
+        players: players.iter().map(|s| s.to_string()).collect(),
+        db: ":memory:".into(),
+        allowed_origins: Vec::new(),
+        limits,
+    };
+    tokio::spawn(yolah_server::serve(
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    addr
+}
+
 /// A client's WebSocket.
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
