@@ -26,7 +26,7 @@ use yolah::{Bitboard, Move, Position};
 
 /// What alpha-beta evaluates with: the static value of a position, and any
 /// state carried down the tree with it (a network's accumulators, say).
-pub trait Evaluator: Send {
+pub trait Evaluator: Send + Sync {
     /// Carried from a position to its children.
     type State: Clone;
     /// The state of the search's root.

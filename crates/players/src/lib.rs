@@ -42,6 +42,7 @@ pub mod nn;
 pub mod random;
 pub mod score;
 mod spec;
+mod table;
 
 pub(crate) use budget::Clock;
 pub use budget::{Budget, GameClock, Stop};

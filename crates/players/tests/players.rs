@@ -27,12 +27,13 @@ fn play_game<'p>(
     (pos, moves)
 }
 
-const SPECS: [&str; 5] = [
+const SPECS: [&str; 6] = [
     "random",
     "mc:playouts=300",
     "mcts:iterations=300",
     "alphabeta:depth=2",
     "alphabeta:nodes=3000",
+    "alphabeta:nodes=3000,threads=3",
 ];
 
 #[test]
@@ -93,6 +94,15 @@ fn budgets_are_respected() {
     assert_eq!(a.depth, Some(3));
     let a = from_spec("alphabeta:nodes=5000").unwrap().analyse(&pos);
     assert!(a.nodes < 5000 + 1024, "{}", a.nodes);
+    let a = from_spec("alphabeta:depth=3,threads=2")
+        .unwrap()
+        .analyse(&pos);
+    assert_eq!(a.depth, Some(3));
+    // Every thread counts towards a node budget.
+    let a = from_spec("alphabeta:nodes=50000,threads=3")
+        .unwrap()
+        .analyse(&pos);
+    assert!(a.nodes < 50_000 + 3 * 1024, "{}", a.nodes);
     for spec in ["mc:time=30ms", "mcts:time=30ms", "alphabeta:time=30ms"] {
         let a = from_spec(spec).unwrap().analyse(&pos);
         // Generous: debug builds and a shared machine.
@@ -199,6 +209,8 @@ fn every_player_stops_when_asked() {
         "alphabeta:time=60s",
         "nn:time=60s",
         "alphabeta:depth=60",
+        "alphabeta:time=60s,threads=3",
+        "nn:depth=60,threads=2",
         "mcts:iterations=1000000000",
     ] {
         let mut player = from_spec(spec).unwrap();

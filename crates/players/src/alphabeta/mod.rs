@@ -1,0 +1,307 @@
+//! Negamax alpha-beta with iterative deepening, principal variation search,
+//! a transposition table, and killer and history move ordering, on one
+//! thread or several (lazy SMP).
+//!
+//! * this module: the player, its spec, and the threads of a search;
+//! * `worker`: one thread's search.
+
+use crate::eval::{Evaluator, Weights};
+use crate::score::{DECIDED, WIN};
+use crate::table::Table;
+use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use worker::Worker;
+use yolah::zobrist::{key, key_after};
+use yolah::{Move, Position, Rng};
+
+mod worker;
+
+/// Deepest search (a game never lasts longer than this many plies below any
+/// position).
+const MAX_PLY: usize = 128;
+/// Transposition table entries (16 bytes each): 16 MiB.
+const TT_ENTRIES: usize = 1 << 20;
+/// The most search threads a player takes.
+pub const MAX_THREADS: usize = 256;
+const INF: i32 = WIN + 1;
+
+/// Wins are stored relative to the node, not the root, so that a table hit
+/// at another ply still means "win in so many plies from here".
+fn to_table(score: i32, ply: u32) -> i16 {
+    let s = if score > DECIDED {
+        score + ply as i32
+    } else if score < -DECIDED {
+        score - ply as i32
+    } else {
+        score
+    };
+    s as i16
+}
+
+fn from_table(score: i16, ply: u32) -> i32 {
+    let s = i32::from(score);
+    if s > DECIDED {
+        s - ply as i32
+    } else if s < -DECIDED {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// The exact score of a finished game for the side to move.
+fn terminal(pos: &Position, ply: u32) -> i32 {
+    i32::from(pos.outcome().sign(pos.side_to_move())) * (WIN - ply as i32)
+}
+
+/// What one search thread remembers between searches for move ordering:
+/// two killer moves per ply and a history score per (from, to).
+struct Heuristics {
+    killers: [[Move; 2]; MAX_PLY],
+    history: Vec<i32>,
+}
+
+impl Heuristics {
+    fn new() -> Heuristics {
+        Heuristics {
+            killers: [[Move::PASS; 2]; MAX_PLY],
+            history: vec![0; 64 * 64],
+        }
+    }
+
+    /// Killers are for one position's tree; history fades from one search to
+    /// the next.
+    fn start_search(&mut self) {
+        self.killers = [[Move::PASS; 2]; MAX_PLY];
+        for h in &mut self.history {
+            *h /= 8;
+        }
+    }
+}
+
+/// The alpha-beta player, generic over its evaluation.
+///
+/// With `threads` above one it searches in the lazy SMP manner: every
+/// thread runs its own iterative deepening on the same shared table, the
+/// helpers with their root moves in other orders and every other one a ply
+/// ahead, so that they fill the table with results the main thread then
+/// finds; the main thread's move is played.
+pub struct AlphaBeta<E: Evaluator = Weights> {
+    spec: String,
+    budget: Budget,
+    threads: usize,
+    evaluator: E,
+    rng: Rng,
+    /// Allocated by the first search.
+    table: Option<Table>,
+    /// One per thread, the main thread's first.
+    heuristics: Vec<Heuristics>,
+}
+
+impl AlphaBeta<Weights> {
+    /// A player with the given budget (depth, nodes or time) and heuristic
+    /// weights.
+    pub fn new(budget: Budget, weights: Weights, seed: u64) -> AlphaBeta {
+        AlphaBeta::with_evaluator(budget, weights, seed)
+    }
+
+    pub(crate) fn from_spec(spec: &Spec) -> Result<AlphaBeta, SpecError> {
+        spec.allow(&["depth", "nodes", "time", "threads", "weights", "seed"])?;
+        let budget = parse_budget(spec)?;
+        let weights = match spec.text("weights") {
+            Some(name) => Weights::named_or_load(name).map_err(|e| spec.error(e))?,
+            None => Weights::default(),
+        };
+        let mut player = AlphaBeta::new(budget, weights, spec.seed()?);
+        player.spec = spec.text.to_string();
+        player.threads = parse_threads(spec)?;
+        Ok(player)
+    }
+}
+
+/// The budget of a spec: `depth=`, `nodes=` or `time=` (depth 7 when none
+/// is given).
+pub(crate) fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
+    let depth = spec.number("depth")?;
+    let nodes = spec.number("nodes")?;
+    let time = spec.time()?;
+    Ok(match (depth, nodes, time) {
+        (None, None, None) => Budget::Depth(7),
+        (Some(d), None, None) if (1..=MAX_PLY as u64).contains(&d) => Budget::Depth(d as u32),
+        (Some(d), None, None) => {
+            return Err(spec.error(format!("depth={d} must be from 1 to {MAX_PLY}")))
+        }
+        (None, Some(0), None) => return Err(spec.error("nodes=0 leaves nothing to search")),
+        (None, Some(n), None) => Budget::Count(n),
+        (None, None, Some(t)) => Budget::Time(t),
+        _ => return Err(spec.error("give one of depth=, nodes= or time=")),
+    })
+}
+
+/// The spec's `threads=` (1 when not given).
+pub(crate) fn parse_threads(spec: &Spec) -> Result<usize, SpecError> {
+    match spec.number("threads")? {
+        None => Ok(1),
+        Some(n) if (1..=MAX_THREADS as u64).contains(&n) => Ok(n as usize),
+        Some(n) => Err(spec.error(format!("threads={n} must be from 1 to {MAX_THREADS}"))),
+    }
+}
+
+impl<E: Evaluator> AlphaBeta<E> {
+    /// A player with the given budget and evaluation, searching on one
+    /// thread.
+    pub fn with_evaluator(budget: Budget, evaluator: E, seed: u64) -> AlphaBeta<E> {
+        AlphaBeta {
+            spec: "alphabeta".into(),
+            budget,
+            threads: 1,
+            evaluator,
+            rng: Rng::new(seed),
+            table: None,
+            heuristics: Vec::new(),
+        }
+    }
+
+    /// Names the player (the spec it was built from).
+    pub fn set_spec(&mut self, spec: &str) {
+        self.spec = spec.to_string();
+    }
+
+    /// Searches on `threads` threads (at least one, at most [`MAX_THREADS`]).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, MAX_THREADS);
+    }
+}
+
+impl<E: Evaluator> Player for AlphaBeta<E> {
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    fn new_game(&mut self) {
+        if let Some(table) = &self.table {
+            table.clear();
+        }
+        self.heuristics.clear();
+    }
+
+    fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
+        let budget = search.budget.unwrap_or(self.budget);
+        self.iterate(pos, budget, &mut search)
+    }
+}
+
+/// What the threads of one search share besides the table.
+struct Shared {
+    clock: Clock,
+    budget: Budget,
+    /// Raised by the main thread when it is done: the helpers stop.
+    done: AtomicBool,
+    /// Nodes of all threads, added in steps of [`NODE_STEP`].
+    nodes: AtomicU64,
+}
+
+/// How many nodes a thread searches between looks at the clock.
+const NODE_STEP: u64 = 1024;
+
+impl<E: Evaluator> AlphaBeta<E> {
+    /// Iterative deepening within `budget`, on every thread.
+    fn iterate(&mut self, pos: &Position, budget: Budget, search: &mut Search<'_>) -> Analysis {
+        let threads = self.threads;
+        let table = self.table.get_or_insert_with(|| Table::new(TT_ENTRIES));
+        self.heuristics.resize_with(threads, Heuristics::new);
+        let shared = Shared {
+            clock: Clock::start(budget, search.stop),
+            budget,
+            done: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+        };
+        // A game cannot go on for more plies than twice the free squares.
+        let exhaustive = 2 * pos.free().count() + 2;
+        let max_depth = match budget {
+            Budget::Depth(d) => d.min(exhaustive),
+            _ => exhaustive.min(MAX_PLY as u32 - 2),
+        };
+        let mut moves = pos.legal_moves();
+        // The seed decides the order of equally good root moves.
+        shuffle(moves.as_mut_slice(), &mut self.rng);
+        let helper_seeds: Vec<u64> = (1..threads)
+            .map(|_| u64::from(self.rng.below(u32::MAX)))
+            .collect();
+        let (main, helpers) = self
+            .heuristics
+            .split_first_mut()
+            .expect("one thread at least");
+        let evaluator = &self.evaluator;
+        let (table, shared) = (&*table, &shared);
+        let best = std::thread::scope(|s| {
+            for (i, (heuristics, seed)) in helpers.iter_mut().zip(helper_seeds).enumerate() {
+                let mut moves = moves.clone();
+                shuffle(moves.as_mut_slice(), &mut Rng::new(seed));
+                s.spawn(move || {
+                    let mut worker = Worker::new(evaluator, table, shared, heuristics);
+                    let first_depth = 1 + (i as u32 + 1) % 2;
+                    worker.deepen(pos, moves.as_mut_slice(), first_depth, max_depth, None);
+                    worker.flush_nodes();
+                });
+            }
+            let mut worker = Worker::new(evaluator, table, shared, main);
+            let best = worker.deepen(pos, moves.as_mut_slice(), 1, max_depth, Some(search));
+            worker.flush_nodes();
+            shared.done.store(true, Relaxed);
+            best
+        });
+        // The scope has joined the helpers: every node is counted.
+        let (best, depth) = best;
+        analysis(table, shared, pos, best, depth, shared.nodes.load(Relaxed))
+    }
+}
+
+/// Where a search stands: `best` (move, score) after `completed` plies and
+/// `nodes` nodes.
+fn analysis(
+    table: &Table,
+    shared: &Shared,
+    pos: &Position,
+    best: (Move, i32),
+    completed: u32,
+    nodes: u64,
+) -> Analysis {
+    let mut pv = principal_variation(table, pos, completed.max(1));
+    if pv.first() != Some(&best.0) {
+        pv = vec![best.0];
+    }
+    Analysis {
+        best_move: best.0,
+        score: Score::Centipoints(best.1),
+        depth: Some(completed),
+        iterations: None,
+        nodes,
+        seconds: shared.clock.seconds(),
+        pv,
+    }
+}
+
+/// The principal variation, from the table.
+fn principal_variation(table: &Table, pos: &Position, max: u32) -> Vec<Move> {
+    let mut pv = Vec::new();
+    let mut pos = *pos;
+    let mut k = key(&pos);
+    while pv.len() < max as usize && !pos.is_game_over() {
+        let Some(e) = table.probe(k) else { break };
+        if pos.check_move(e.mv).is_err() {
+            break;
+        }
+        pv.push(e.mv);
+        k = key_after(k, &pos, e.mv);
+        pos.play(e.mv);
+    }
+    pv
+}
+
+/// Shuffles `moves` with `rng`.
+fn shuffle(moves: &mut [Move], rng: &mut Rng) {
+    for i in (1..moves.len()).rev() {
+        moves.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+}

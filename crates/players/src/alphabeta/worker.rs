@@ -1,0 +1,287 @@
+//! One thread's search: negamax alpha-beta with principal variation search,
+//! the shared table, and killer and history move ordering.
+
+use super::{from_table, terminal, to_table, Heuristics, Shared, INF, MAX_PLY, NODE_STEP};
+use crate::eval::Evaluator;
+use crate::score::DECIDED;
+use crate::table::{Bound, Entry, Table};
+use crate::{Budget, Search};
+use std::sync::atomic::Ordering::Relaxed;
+use yolah::zobrist::{key, key_after};
+use yolah::{Move, Position, MAX_MOVES};
+
+pub(super) struct Worker<'a, E: Evaluator> {
+    evaluator: &'a E,
+    table: &'a Table,
+    shared: &'a Shared,
+    heuristics: &'a mut Heuristics,
+    /// This thread's nodes; every [`NODE_STEP`] are added to the shared count.
+    nodes: u64,
+    aborted: bool,
+}
+
+impl<'a, E: Evaluator> Worker<'a, E> {
+    pub(super) fn new(
+        evaluator: &'a E,
+        table: &'a Table,
+        shared: &'a Shared,
+        heuristics: &'a mut Heuristics,
+    ) -> Worker<'a, E> {
+        heuristics.start_search();
+        Worker {
+            evaluator,
+            table,
+            shared,
+            heuristics,
+            nodes: 0,
+            aborted: false,
+        }
+    }
+
+    /// Adds the nodes not yet counted to the shared count.
+    pub(super) fn flush_nodes(&mut self) {
+        self.shared.nodes.fetch_add(self.nodes % NODE_STEP, Relaxed);
+        self.nodes -= self.nodes % NODE_STEP;
+    }
+
+    /// All threads' nodes so far, this one's exactly.
+    fn total_nodes(&self) -> u64 {
+        self.shared.nodes.load(Relaxed) + self.nodes % NODE_STEP
+    }
+
+    fn out_of_budget(&self) -> bool {
+        let over = match self.shared.budget {
+            Budget::Count(n) => self.total_nodes() >= n,
+            Budget::Time(_) | Budget::Depth(_) | Budget::Infinite => false,
+        };
+        over || self.shared.clock.expired() || self.shared.done.load(Relaxed)
+    }
+
+    /// Counts a node; every [`NODE_STEP`] looks whether the search must end.
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(NODE_STEP) {
+            self.shared.nodes.fetch_add(NODE_STEP, Relaxed);
+            if self.out_of_budget() {
+                self.aborted = true;
+            }
+        }
+    }
+
+    /// Iterative deepening from `first_depth` to `max_depth` over the root
+    /// `moves` (reordered as it goes: the best first). Reports each
+    /// completed depth to `search` (the main thread's). Returns the best
+    /// move and its score, and the depth completed.
+    pub(super) fn deepen(
+        &mut self,
+        pos: &Position,
+        moves: &mut [Move],
+        first_depth: u32,
+        max_depth: u32,
+        mut search: Option<&mut Search<'_>>,
+    ) -> ((Move, i32), u32) {
+        let root_key = key(pos);
+        let root_state = self.evaluator.root_state(pos);
+        let mut best = (moves[0], self.evaluator.evaluate(pos, &root_state, 0));
+        let mut completed = 0;
+        let budget = self.shared.budget;
+        if moves.len() == 1 && !matches!(budget, Budget::Depth(_)) {
+            return (best, completed);
+        }
+        for depth in first_depth.min(max_depth.max(1))..=max_depth.max(1) {
+            let Some(result) = self.search_root(pos, &root_state, root_key, moves, depth) else {
+                break;
+            };
+            best = result;
+            completed = depth;
+            // The best move first for the next iteration.
+            let at = moves.iter().position(|&m| m == result.0).unwrap_or(0);
+            moves[..=at].rotate_right(1);
+            if let Some(search) = search.as_deref_mut().filter(|s| s.progress.is_some()) {
+                let nodes = self.total_nodes();
+                let report = super::analysis(self.table, self.shared, pos, best, depth, nodes);
+                search.report(&report);
+            }
+            // A proven result ends a timed or counted search; a fixed
+            // depth is searched to the depth asked for.
+            let proven = best.1.abs() > DECIDED && !matches!(budget, Budget::Depth(_));
+            if self.out_of_budget() || proven {
+                break;
+            }
+        }
+        (best, completed)
+    }
+
+    /// One iteration at the root; `None` when the budget ran out before the
+    /// first move was searched completely.
+    fn search_root(
+        &mut self,
+        pos: &Position,
+        root_state: &E::State,
+        root_key: u64,
+        moves: &[Move],
+        depth: u32,
+    ) -> Option<(Move, i32)> {
+        let mut alpha = -INF;
+        let mut best: Option<(Move, i32)> = None;
+        for &m in moves {
+            let mut child = *pos;
+            child.play(m);
+            let child_key = key_after(root_key, pos, m);
+            let cs = &self.evaluator.child_state(root_state, pos, m);
+            let score = if best.is_none() {
+                -self.search(&child, cs, child_key, depth - 1, -INF, INF, 1)
+            } else {
+                let s = -self.search(&child, cs, child_key, depth - 1, -alpha - 1, -alpha, 1);
+                if s > alpha && !self.aborted {
+                    -self.search(&child, cs, child_key, depth - 1, -INF, -alpha, 1)
+                } else {
+                    s
+                }
+            };
+            if self.aborted {
+                // A partial iteration counts only if it has already found a
+                // better move than the previous iteration's best.
+                return best.filter(|b| b.0 != moves[0]);
+            }
+            if best.is_none_or(|b| score > b.1) {
+                best = Some((m, score));
+                alpha = score;
+            }
+        }
+        if let Some((m, score)) = best {
+            let entry = Entry {
+                mv: m,
+                score: to_table(score, 0),
+                depth: depth.min(255) as u8,
+                bound: Bound::Exact,
+            };
+            self.table.store(root_key, entry);
+        }
+        best
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        pos: &Position,
+        state: &E::State,
+        key: u64,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: u32,
+    ) -> i32 {
+        self.count_node();
+        if self.aborted {
+            return 0;
+        }
+        if pos.is_game_over() {
+            return terminal(pos, ply);
+        }
+        if depth == 0 || ply as usize >= MAX_PLY - 1 {
+            return self.evaluator.evaluate(pos, state, ply);
+        }
+        let mut table_move = None;
+        if let Some(entry) = self.table.probe(key) {
+            table_move = Some(entry.mv);
+            if u32::from(entry.depth) >= depth {
+                let s = from_table(entry.score, ply);
+                let usable = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if usable {
+                    return s;
+                }
+            }
+        }
+        let moves = pos.legal_moves();
+        let mut order = [0i32; MAX_MOVES];
+        let killers = self.heuristics.killers[ply as usize];
+        for (o, &m) in order.iter_mut().zip(moves.iter()) {
+            *o = if Some(m) == table_move {
+                1 << 30
+            } else if m == killers[0] {
+                1 << 29
+            } else if m == killers[1] {
+                1 << 28
+            } else {
+                self.heuristics.history[usize::from(m.to_u16()) & 4095]
+            };
+        }
+        let mut moves = moves;
+        let list = moves.as_mut_slice();
+        let n = list.len();
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = list[0];
+        for i in 0..n {
+            // Selection sort step: the best remaining move next.
+            let j = (i..n).max_by_key(|&j| order[j]).unwrap_or(i);
+            list.swap(i, j);
+            order.swap(i, j);
+            let m = list[i];
+            let mut child = *pos;
+            child.play(m);
+            let child_key = key_after(key, pos, m);
+            let child_state = self.evaluator.child_state(state, pos, m);
+            let cs = &child_state;
+            let score = if i == 0 {
+                -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, ply + 1)
+            } else {
+                // Principal variation search: prove the move worse with a
+                // null window, search again only if it is not.
+                let s = -self.search(
+                    &child,
+                    cs,
+                    child_key,
+                    depth - 1,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                );
+                if s > alpha && s < beta {
+                    -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, ply + 1)
+                } else {
+                    s
+                }
+            };
+            if self.aborted {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = m;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        if m != killers[0] {
+                            self.heuristics.killers[ply as usize] = [m, killers[0]];
+                        }
+                        let h = &mut self.heuristics.history[usize::from(m.to_u16()) & 4095];
+                        *h = (*h + (depth * depth) as i32).min(1 << 27);
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        let entry = Entry {
+            mv: best_move,
+            score: to_table(best, ply),
+            depth: depth.min(255) as u8,
+            bound,
+        };
+        self.table.store(key, entry);
+        best
+    }
+}

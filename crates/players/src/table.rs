@@ -1,0 +1,175 @@
+//! The transposition table: one per player, shared by all its search
+//! threads without locks.
+//!
+//! Each slot is two atomic words, the entry's data and the position's key
+//! XORed with that data. A reader loads both and accepts the entry only if
+//! XORing them back gives its own key, so a slot torn by two threads
+//! writing at once reads as a miss, never as another position's entry
+//! (Hyatt and Mann's lockless hashing). Loads and stores are relaxed: a
+//! stale or missing entry only costs search work, never correctness.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use yolah::Move;
+
+/// What a stored score says about the true score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// The score is exact.
+    Exact,
+    /// The true score is at least the stored one (the search failed high).
+    Lower,
+    /// The true score is at most the stored one (the search failed low).
+    Upper,
+}
+
+/// One search result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub(crate) mv: Move,
+    pub(crate) score: i16,
+    pub(crate) depth: u8,
+    pub(crate) bound: Bound,
+}
+
+impl Entry {
+    /// Move in bits 0..16, score 16..32, depth 32..40, bound 40..42 (never
+    /// zero, so an empty slot never decodes).
+    fn pack(self) -> u64 {
+        let bound: u64 = match self.bound {
+            Bound::Exact => 1,
+            Bound::Lower => 2,
+            Bound::Upper => 3,
+        };
+        u64::from(self.mv.to_u16())
+            | u64::from(self.score as u16) << 16
+            | u64::from(self.depth) << 32
+            | bound << 40
+    }
+
+    fn unpack(data: u64) -> Option<Entry> {
+        let bound = match (data >> 40) & 3 {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            3 => Bound::Upper,
+            _ => return None,
+        };
+        Some(Entry {
+            mv: Move::from_u16(data as u16)?,
+            score: (data >> 16) as u16 as i16,
+            depth: (data >> 32) as u8,
+            bound,
+        })
+    }
+}
+
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// A fixed-size table of [`Entry`]s indexed by position key.
+pub(crate) struct Table {
+    slots: Box<[Slot]>,
+}
+
+impl Table {
+    /// A table of `entries` slots (a power of two), 16 bytes each.
+    pub(crate) fn new(entries: usize) -> Table {
+        assert!(entries.is_power_of_two());
+        Table {
+            slots: (0..entries).map(|_| Slot::default()).collect(),
+        }
+    }
+
+    fn slot(&self, key: u64) -> &Slot {
+        &self.slots[key as usize & (self.slots.len() - 1)]
+    }
+
+    /// The entry stored for `key`, if its slot still holds one.
+    #[inline]
+    pub(crate) fn probe(&self, key: u64) -> Option<Entry> {
+        let slot = self.slot(key);
+        let data = slot.data.load(Relaxed);
+        let check = slot.check.load(Relaxed);
+        if check ^ data != key {
+            return None;
+        }
+        Entry::unpack(data)
+    }
+
+    /// Stores `entry` for `key`, replacing whatever the slot held.
+    #[inline]
+    pub(crate) fn store(&self, key: u64, entry: Entry) {
+        let slot = self.slot(key);
+        let data = entry.pack();
+        slot.data.store(data, Relaxed);
+        slot.check.store(key ^ data, Relaxed);
+    }
+
+    /// Empties every slot.
+    pub(crate) fn clear(&self) {
+        for slot in self.slots.iter() {
+            slot.data.store(0, Relaxed);
+            slot.check.store(0, Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn entry(i: u64) -> Entry {
+        Entry {
+            mv: Move::from_u16((i % 4096) as u16).unwrap_or(Move::PASS),
+            score: (i as i16).wrapping_mul(7),
+            depth: (i % 200) as u8,
+            bound: [Bound::Exact, Bound::Lower, Bound::Upper][i as usize % 3],
+        }
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        for i in 0..10_000u64 {
+            let e = entry(i);
+            assert_eq!(Entry::unpack(e.pack()), Some(e));
+        }
+        assert_eq!(Entry::unpack(0), None);
+        let table = Table::new(1 << 4);
+        assert_eq!(
+            table.probe(0),
+            None,
+            "an empty slot is a miss, even for key 0"
+        );
+        table.store(5, entry(3));
+        assert_eq!(table.probe(5), Some(entry(3)));
+        assert_eq!(table.probe(5 + 16), None, "same slot, other key");
+        table.clear();
+        assert_eq!(table.probe(5), None);
+    }
+
+    /// Threads hammering the same few slots never read an entry that was
+    /// stored for another key.
+    #[test]
+    fn torn_writes_read_as_misses() {
+        let table = Arc::new(Table::new(1 << 2));
+        let key_of = |i: u64| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let table = &table;
+                s.spawn(move || {
+                    for i in 0..200_000u64 {
+                        let n = (i * 4 + t) % 1000;
+                        table.store(key_of(n), entry(n));
+                        let m = (i * 7 + t) % 1000;
+                        if let Some(e) = table.probe(key_of(m)) {
+                            assert_eq!(e, entry(m));
+                        }
+                    }
+                });
+            }
+        });
+    }
+}

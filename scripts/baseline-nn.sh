@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds the `nn` player as it was before issue 15 (the net and search of
+# commit 36f1313; eb9ee86 plays identically and also speaks the engine
+# protocol) and prints the spec that plays it:
+#
+#   yolah match nn:time=100ms "$(scripts/baseline-nn.sh),time=100ms" --games 400
+#
+# The build lives in target/baseline/ and is reused.
+set -euo pipefail
+rev=${1:-eb9ee86}
+root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+bin="$root/target/baseline/$rev/yolah"
+if [ ! -x "$bin" ]; then
+    src=$(mktemp -d)
+    trap 'rm -rf "$src"' EXIT
+    git -C "$root" archive "$rev" | tar -x -C "$src"
+    (cd "$src" && cargo build --release --locked -q -p yolah-cli --no-default-features \
+        --target-dir "$root/target/baseline/build" >&2)
+    mkdir -p "$(dirname "$bin")"
+    cp "$root/target/baseline/build/release/yolah" "$bin"
+fi
+echo "engine:cmd=$bin engine --player nn,name=nn-$rev"
