@@ -41,6 +41,7 @@ pub mod mcts;
 pub mod nn;
 pub mod random;
 pub mod score;
+pub mod solve;
 mod spec;
 mod table;
 
