@@ -8,6 +8,7 @@ mod learn;
 mod measure;
 mod play;
 mod rank;
+mod solve;
 
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
@@ -218,6 +219,36 @@ enum Command {
         /// The player, such as alphabeta:depth=8.
         #[arg(long, default_value = "alphabeta:time=1s")]
         player: String,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Solve a position exactly: the final margin with best play on both
+    /// sides (the side to move's points minus the opponent's) and a line
+    /// that reaches it. With --bench, check the solver against plain
+    /// alpha-beta on endgames taken from random games instead.
+    Solve {
+        #[command(flatten)]
+        start: StartArgs,
+        /// Give up after this long (default: never), like 10s.
+        #[arg(long, value_parser = parse_duration_arg, conflicts_with = "bench")]
+        time: Option<std::time::Duration>,
+        /// Solve this many endgames both ways and compare.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000), conflicts_with_all = ["moves", "position"])]
+        bench: Option<u64>,
+        /// Seed of the bench's random games.
+        #[arg(long, default_value_t = 1, requires = "bench")]
+        seed: u64,
+        /// The bench's endgames are at least this many plies before the end of their game.
+        #[arg(long, default_value_t = 20, requires = "bench", value_parser = clap::value_parser!(u64).range(1..=120))]
+        min_plies: u64,
+        /// Plain alpha-beta's node limit in the bench: endgames it cannot
+        /// solve within it are left out.
+        #[arg(long, default_value_t = 5_000_000, requires = "bench", value_parser = clap::value_parser!(u64).range(1..))]
+        plain_nodes: u64,
+        /// Bench worker threads.
+        #[arg(long, default_value_t = 1, requires = "bench", value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: u16,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -482,6 +513,28 @@ fn run(command: Command) -> Result<String> {
             player,
             json,
         } => compete::analyse_command(&start.position()?, &player, json),
+        Command::Solve {
+            start,
+            time,
+            bench,
+            seed,
+            min_plies,
+            plain_nodes,
+            threads,
+            json,
+        } => match bench {
+            None => solve::solve_command(&start.position()?, time, json),
+            Some(positions) => solve::bench_command(
+                &solve::BenchSettings {
+                    positions: positions as usize,
+                    seed,
+                    min_plies: min_plies as usize,
+                    plain_nodes,
+                    threads: threads.into(),
+                },
+                json,
+            ),
+        },
     }
 }
 

@@ -244,3 +244,64 @@ fn serve_shows_every_bound_and_refuses_bad_ones() {
         "database: cannot open /no/such/dir/games.db",
     );
 }
+
+#[test]
+fn solve_gives_the_exact_result_and_a_line_to_it() {
+    // Black to move, 20-20, loses by 5 with best play (plain alpha-beta
+    // agrees; see `yolah solve --bench`).
+    let pos = "xbx1xx1x/wxxxx2w/xx1x2x1/2xxxxxx/xbxxx1xx/xxx1xxx1/bxxbx2x/xwxx1wxx b 20 20 40";
+    let v = json(&yolah(&["solve", "--position", pos, "--json"]));
+    assert_eq!(v["result"], "loss");
+    assert_eq!(v["margin"], -5);
+    let pv: Vec<&str> = v["pv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(v["best_move"], pv[0]);
+    assert!(v["nodes"].as_u64().unwrap() > 0 && v["seconds"].is_number());
+    // The line is legal and ends the game with that margin.
+    let mut end: yolah::Position = pos.parse().unwrap();
+    for m in &pv {
+        end.try_play(m.parse().unwrap()).unwrap();
+    }
+    assert!(end.is_game_over());
+    assert_eq!(end.margin(yolah::Color::Black), -5);
+    let text = stdout(&yolah(&["solve", "--position", pos]));
+    assert!(text.contains("black to move: loss by 5"), "{text}");
+}
+
+#[test]
+fn solve_refuses_finished_and_bad_positions_and_gives_up_on_time() {
+    let over = "xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/bbbbwwww b 28 28 56";
+    fails_with(&["solve", "--position", over], "the game is over");
+    fails_with(&["solve", "--position", "nonsense"], "error");
+    fails_with(&["solve", "--moves", "d5:d5"], "d5:d5");
+    fails_with(&["solve", "--time", "50ms"], "not solved within");
+    fails_with(&["solve", "--bench", "0"], "0");
+}
+
+#[test]
+fn solve_bench_checks_the_solver_against_plain_alpha_beta() {
+    let args = [
+        "solve",
+        "--bench",
+        "3",
+        "--min-plies",
+        "12",
+        "--plain-nodes",
+        "200000",
+    ];
+    let v = json(&yolah(&[&args[..], &["--json"]].concat()));
+    assert_eq!(v["positions"], 3);
+    assert_eq!(v["agree"], 3);
+    assert!(v["solver_nodes"].as_u64().unwrap() < v["plain_nodes"].as_u64().unwrap());
+    let endgames = v["endgames"].as_array().unwrap();
+    assert!(endgames
+        .iter()
+        .all(|e| e["plies_left"].as_u64().unwrap() >= 12));
+    // The set does not depend on the number of threads.
+    let two = json(&yolah(&[&args[..], &["--json", "--threads", "2"]].concat()));
+    assert_eq!(two["endgames"], v["endgames"]);
+}
