@@ -8,8 +8,12 @@
 //! | `random`    | a uniform random legal move             |                                 |
 //! | `mc`        | flat Monte Carlo, best mean playout     | `playouts=`, `time=`            |
 //! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`, `eval=` |
-//! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `weights=` |
-//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `net=`     |
+//! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `threads=`, `weights=` |
+//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `threads=`, `net=`     |
+//!
+//! `threads=N` searches on N threads (lazy SMP on one shared table). With a
+//! node or time budget, `alphabeta` and `nn` hand endgames of few free
+//! squares to the exact [`solve`]r first, and play a proven win or draw.
 //!
 //! Every player takes `seed=`; with a count budget (playouts, iterations,
 //! depth, nodes) the same seed plays the same game. Times are written `100ms`,

@@ -232,3 +232,43 @@ fn every_player_stops_when_asked() {
         );
     }
 }
+
+#[test]
+fn endgames_are_played_by_the_solver() {
+    use yolah_players::solve::Solver;
+    // Black to move loses by 5 with best play (see `yolah solve`), so after
+    // Black's best move White is to move in a won endgame of 26 free squares.
+    let lost: Position =
+        "xbx1xx1x/wxxxx2w/xx1x2x1/2xxxxxx/xbxxx1xx/xxx1xxx1/bxxbx2x/xwxx1wxx b 20 20 40"
+            .parse()
+            .unwrap();
+    let mut solver = Solver::new();
+    let mut won = lost;
+    won.play(solver.solve(&lost).unwrap().best_move);
+    assert_eq!(solver.solve(&won).unwrap().margin, 5);
+    for spec in [
+        "alphabeta:nodes=20000",
+        "nn:nodes=20000",
+        "alphabeta:time=200ms",
+    ] {
+        let mut player = from_spec(spec).unwrap();
+        let a = player.analyse(&won);
+        assert!(
+            matches!(a.score, Score::Centipoints(c) if c > DECIDED),
+            "{spec}: {a:?}"
+        );
+        // The move keeps the win.
+        let mut after = won;
+        after.play(a.best_move);
+        assert!(solver.solve(&after).unwrap().margin < 0, "{spec}: {a:?}");
+        // A new game forgets what the solver learnt: the same search again.
+        player.new_game();
+        let again = player.analyse(&won);
+        if !spec.contains("time") {
+            assert_eq!((again.best_move, again.nodes), (a.best_move, a.nodes));
+        }
+    }
+    // A depth budget searches as told instead.
+    let a = from_spec("alphabeta:depth=2").unwrap().analyse(&won);
+    assert_eq!(a.depth, Some(2));
+}

@@ -7,13 +7,16 @@
 
 use crate::eval::{Evaluator, Weights};
 use crate::score::{DECIDED, WIN};
+use crate::solve::Solver;
 use crate::table::Table;
 use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
+use endgame::Attempt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use worker::Worker;
 use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, Rng};
 
+mod endgame;
 mod worker;
 
 /// Deepest search (a game never lasts longer than this many plies below any
@@ -96,6 +99,8 @@ pub struct AlphaBeta<E: Evaluator = Weights> {
     table: Option<Table>,
     /// One per thread, the main thread's first.
     heuristics: Vec<Heuristics>,
+    /// The endgame solver, allocated when first needed.
+    solver: Option<Solver>,
 }
 
 impl AlphaBeta<Weights> {
@@ -159,6 +164,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             rng: Rng::new(seed),
             table: None,
             heuristics: Vec::new(),
+            solver: None,
         }
     }
 
@@ -183,11 +189,20 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
             table.clear();
         }
         self.heuristics.clear();
+        if let Some(solver) = &mut self.solver {
+            solver.clear();
+        }
     }
 
     fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
         let budget = search.budget.unwrap_or(self.budget);
-        self.iterate(pos, budget, &mut search)
+        match endgame::attempt(&mut self.solver, pos, budget, search.stop) {
+            Attempt::Solved(analysis) => {
+                search.report(&analysis);
+                analysis
+            }
+            Attempt::Unsolved(rest) => self.iterate(pos, rest, &mut search),
+        }
     }
 }
 

@@ -130,6 +130,13 @@ impl Solver {
         self.root(pos, -1, 1).map(|(v, m)| (v.signum(), m))
     }
 
+    /// Forgets every result: the next solves search as a new solver would
+    /// (and visit the same nodes).
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.memo.clear();
+    }
+
     /// Nodes visited by the last solve.
     pub fn nodes(&self) -> u64 {
         self.nodes
