@@ -150,12 +150,14 @@ pub const PLAYER_NAMES: [&str; 5] = ["random", "mc", "mcts", "alphabeta", "nn"];
 /// `nn`: alpha-beta with the network evaluation (`net=FILE` for another
 /// network than the shipped one).
 fn nn_from_spec(spec: &Spec) -> Result<AlphaBeta<QuantNet>, SpecError> {
-    spec.allow(&["depth", "nodes", "time", "threads", "net", "seed"])?;
+    let keys = ["depth", "nodes", "time", "threads", "net", "seed"];
+    spec.allow(&[&keys[..], &alphabeta::OPTION_KEYS[..]].concat())?;
     let budget = alphabeta::parse_budget(spec)?;
     let net = load_net(spec)?;
     let mut player = AlphaBeta::with_evaluator(budget, net, spec.seed()?);
     player.set_spec(spec.text);
     player.set_threads(alphabeta::parse_threads(spec)?);
+    player.set_options(alphabeta::parse_options(spec)?);
     Ok(player)
 }
 

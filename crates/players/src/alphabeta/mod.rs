@@ -93,6 +93,7 @@ pub struct AlphaBeta<E: Evaluator = Weights> {
     spec: String,
     budget: Budget,
     threads: usize,
+    options: SearchOptions,
     evaluator: E,
     rng: Rng,
     /// Allocated by the first search.
@@ -111,7 +112,8 @@ impl AlphaBeta<Weights> {
     }
 
     pub(crate) fn from_spec(spec: &Spec) -> Result<AlphaBeta, SpecError> {
-        spec.allow(&["depth", "nodes", "time", "threads", "weights", "seed"])?;
+        let keys = ["depth", "nodes", "time", "threads", "weights", "seed"];
+        spec.allow(&[&keys[..], &OPTION_KEYS[..]].concat())?;
         let budget = parse_budget(spec)?;
         let weights = match spec.text("weights") {
             Some(name) => Weights::named_or_load(name).map_err(|e| spec.error(e))?,
@@ -120,6 +122,7 @@ impl AlphaBeta<Weights> {
         let mut player = AlphaBeta::new(budget, weights, spec.seed()?);
         player.spec = spec.text.to_string();
         player.threads = parse_threads(spec)?;
+        player.options = parse_options(spec)?;
         Ok(player)
     }
 }
@@ -143,6 +146,42 @@ pub(crate) fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
     })
 }
 
+/// Search techniques that a spec can switch on or off (`lmr=0`, `rfp=1`,
+/// …), so that `yolah match` can measure each one against the search
+/// without it. `docs/search-log.md` records every measurement and the
+/// defaults follow it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Late-move reductions: moves late in the order are searched less
+    /// deep first, and again at full depth only if they beat alpha.
+    pub lmr: bool,
+    /// Reverse futility pruning: near the leaves, a node whose static
+    /// evaluation beats beta by a depth-sized margin is cut at once.
+    pub rfp: bool,
+    /// Late-move pruning: near the leaves, moves late in the order are not
+    /// searched at all.
+    pub lmp: bool,
+}
+
+/// The spec keys of [`SearchOptions`].
+pub(crate) const OPTION_KEYS: [&str; 3] = ["lmr", "rfp", "lmp"];
+
+/// The spec's search options (the defaults for keys not given).
+pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
+    let flag = |key: &str, default: bool| match spec.number(key)? {
+        None => Ok(default),
+        Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        Some(n) => Err(spec.error(format!("{key}={n} must be 0 (off) or 1 (on)"))),
+    };
+    let d = SearchOptions::default();
+    Ok(SearchOptions {
+        lmr: flag("lmr", d.lmr)?,
+        rfp: flag("rfp", d.rfp)?,
+        lmp: flag("lmp", d.lmp)?,
+    })
+}
+
 /// The spec's `threads=` (1 when not given).
 pub(crate) fn parse_threads(spec: &Spec) -> Result<usize, SpecError> {
     match spec.number("threads")? {
@@ -160,6 +199,7 @@ impl<E: Evaluator> AlphaBeta<E> {
             spec: "alphabeta".into(),
             budget,
             threads: 1,
+            options: SearchOptions::default(),
             evaluator,
             rng: Rng::new(seed),
             table: None,
@@ -171,6 +211,11 @@ impl<E: Evaluator> AlphaBeta<E> {
     /// Names the player (the spec it was built from).
     pub fn set_spec(&mut self, spec: &str) {
         self.spec = spec.to_string();
+    }
+
+    /// Switches search techniques on or off.
+    pub fn set_options(&mut self, options: SearchOptions) {
+        self.options = options;
     }
 
     /// Searches on `threads` threads (at least one, at most [`MAX_THREADS`]).
@@ -210,6 +255,7 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
 struct Shared {
     clock: Clock,
     budget: Budget,
+    options: SearchOptions,
     /// Raised by the main thread when it is done: the helpers stop.
     done: AtomicBool,
     /// Nodes of all threads, added in steps of [`NODE_STEP`].
@@ -228,6 +274,7 @@ impl<E: Evaluator> AlphaBeta<E> {
         let shared = Shared {
             clock: Clock::start(budget, search.stop),
             budget,
+            options: self.options,
             done: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
         };

@@ -198,6 +198,16 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 }
             }
         }
+        let options = self.shared.options;
+        let pv_node = beta - alpha > 1;
+        // Reverse futility: this close to the horizon, a static value far
+        // enough above beta is taken as a cut without a search.
+        if options.rfp && !pv_node && depth <= RFP_DEPTH && beta.abs() < DECIDED {
+            let eval = self.evaluator.evaluate(pos, state, ply);
+            if eval - RFP_MARGIN * depth as i32 >= beta {
+                return eval;
+            }
+        }
         let moves = pos.legal_moves();
         let mut order = [0i32; MAX_MOVES];
         let killers = self.heuristics.killers[ply as usize];
@@ -219,6 +229,16 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let mut best = -INF;
         let mut best_move = list[0];
         for i in 0..n {
+            // Late-move pruning: close to the horizon, once a move that does
+            // not lose is found, the last moves in the order are skipped.
+            if options.lmp
+                && !pv_node
+                && depth <= LMP_DEPTH
+                && i >= late_moves(depth)
+                && best > -DECIDED
+            {
+                break;
+            }
             // Selection sort step: the best remaining move next.
             let j = (i..n).max_by_key(|&j| order[j]).unwrap_or(i);
             list.swap(i, j);
@@ -233,16 +253,35 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, ply + 1)
             } else {
                 // Principal variation search: prove the move worse with a
-                // null window, search again only if it is not.
-                let s = -self.search(
+                // null window, search again only if it is not. A late move
+                // (not the table's, not a killer) is first searched less
+                // deep, and at full depth only if it then beats alpha.
+                let late = order[i] < 1 << 28;
+                let reduction = if options.lmr && late && depth >= 3 && i >= 3 {
+                    late_move_reduction(depth, i).min(depth - 2)
+                } else {
+                    0
+                };
+                let mut s = -self.search(
                     &child,
                     cs,
                     child_key,
-                    depth - 1,
+                    depth - 1 - reduction,
                     -alpha - 1,
                     -alpha,
                     ply + 1,
                 );
+                if reduction > 0 && s > alpha && !self.aborted {
+                    s = -self.search(
+                        &child,
+                        cs,
+                        child_key,
+                        depth - 1,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                    );
+                }
                 if s > alpha && s < beta {
                     -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, ply + 1)
                 } else {
@@ -284,4 +323,24 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         self.table.store(key, entry);
         best
     }
+}
+
+/// Reverse futility pruning works this many plies from the horizon...
+const RFP_DEPTH: u32 = 4;
+/// ...with this margin per ply (centipoints: a point is 100).
+const RFP_MARGIN: i32 = 120;
+/// Late-move pruning works this many plies from the horizon...
+const LMP_DEPTH: u32 = 3;
+
+/// ...where a node searches this many moves at most.
+fn late_moves(depth: u32) -> usize {
+    (4 + 3 * depth * depth) as usize
+}
+
+/// How many plies less the `index`-th move (from 0) of a node `depth` plies
+/// from the horizon is first searched: the usual logarithmic formula, more
+/// for later moves and deeper nodes.
+fn late_move_reduction(depth: u32, index: usize) -> u32 {
+    let r = 0.5 + (depth as f32).ln() * (index as f32).ln() / 2.25;
+    r as u32
 }
