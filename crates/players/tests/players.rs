@@ -27,10 +27,11 @@ fn play_game<'p>(
     (pos, moves)
 }
 
-const SPECS: [&str; 6] = [
+const SPECS: [&str; 7] = [
     "random",
     "mc:playouts=300",
     "mcts:iterations=300",
+    "mcts:iterations=300,threads=2",
     "alphabeta:depth=2",
     "alphabeta:nodes=3000",
     "alphabeta:nodes=3000,threads=3",
@@ -87,6 +88,11 @@ fn count_budgets_are_deterministic_for_a_seed() {
 fn budgets_are_respected() {
     let pos = Position::START;
     let a = from_spec("mcts:iterations=1234").unwrap().analyse(&pos);
+    assert_eq!(a.iterations, Some(1234));
+    // Every thread's iterations count towards the budget, exactly.
+    let a = from_spec("mcts:iterations=1234,threads=3")
+        .unwrap()
+        .analyse(&pos);
     assert_eq!(a.iterations, Some(1234));
     let a = from_spec("mc:playouts=560").unwrap().analyse(&pos);
     assert_eq!(a.iterations, Some(560));
@@ -212,6 +218,7 @@ fn every_player_stops_when_asked() {
         "alphabeta:time=60s,threads=3",
         "nn:depth=60,threads=2",
         "mcts:iterations=1000000000",
+        "mcts:time=60s,threads=2",
     ] {
         let mut player = from_spec(spec).unwrap();
         let stop = Stop::new();

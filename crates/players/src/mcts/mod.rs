@@ -1,37 +1,32 @@
 //! Monte Carlo tree search with UCT.
 //!
-//! The tree lives in an arena of fixed-size nodes allocated once, up front:
-//! an iteration never allocates. A node is expanded (all its children added)
-//! on its second visit; when the arena is full the search goes on without
-//! expanding. Between moves the subtree of the new position is copied into
-//! a second arena of the same size and the two are swapped, so the tree
-//! built while thinking about earlier moves is reused.
+//! The tree lives in an arena of fixed-size nodes allocated once, up front
+//! (see [`tree`]): an iteration never allocates. A node is expanded (all its
+//! children added) on its second visit; when the arena is full the search
+//! goes on without expanding. Between moves the subtree of the new position
+//! is copied into a second arena of the same size and the two are swapped,
+//! so the tree built while thinking about earlier moves is reused.
+//!
+//! With `threads=N` every thread runs iterations on the one shared tree,
+//! kept apart by virtual loss.
 //!
 //! A new leaf is valued by a random playout to the end (`eval=playout`, the
 //! default) or by the network's expected result (`eval=nn`, with `net=FILE`
 //! for another network than the shipped one).
 
+mod tree;
+
 use crate::mc::playout;
 use crate::nn::QuantNet;
 use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
-use yolah::{Color, Move, Position, Rng, MAX_MOVES};
-
-/// One tree node: 16 bytes.
-#[derive(Clone, Copy, Debug, Default)]
-struct Node {
-    /// The move from the parent.
-    mv: Move,
-    /// Children are `first_child .. first_child + children` (0: none yet;
-    /// the root is node 0, so no child is ever there).
-    children: u8,
-    /// Total reward of the side that played `mv`.
-    wins: f32,
-    visits: u32,
-    first_child: u32,
-}
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use tree::Tree;
+use yolah::{Color, Position, Rng};
 
 /// The longest game: 56 moves and as many passes, and then some.
 const MAX_PATH: usize = 256;
+/// The most threads a player takes.
+pub const MAX_THREADS: usize = 256;
 
 /// How a new leaf is valued.
 pub enum LeafValue {
@@ -48,33 +43,42 @@ pub struct Mcts {
     exploration: f32,
     leaf: LeafValue,
     rng: Rng,
-    nodes: Vec<Node>,
-    spare: Vec<Node>,
+    threads: usize,
     capacity: usize,
+    /// The tree and the spare arena, allocated by the first search.
+    trees: Option<(Tree, Tree)>,
     /// The position at node 0, when the tree holds one.
     root: Option<Position>,
 }
 
 impl Mcts {
     /// A player with the given budget (iterations or time), exploration
-    /// constant `c`, arena size in nodes, and seed.
+    /// constant `c`, arena size in nodes, and seed, on one thread.
     pub fn new(budget: Budget, exploration: f64, capacity: usize, seed: u64) -> Mcts {
-        let capacity = capacity.max(256);
         Mcts {
             spec: "mcts".into(),
             budget,
             exploration: exploration as f32,
             leaf: LeafValue::Playout,
             rng: Rng::new(seed),
-            nodes: Vec::new(),
-            spare: Vec::new(),
-            capacity,
+            threads: 1,
+            capacity: capacity.max(256),
+            trees: None,
             root: None,
         }
     }
 
     pub(crate) fn from_spec(spec: &Spec) -> Result<Mcts, SpecError> {
-        spec.allow(&["iterations", "time", "c", "nodes", "eval", "net", "seed"])?;
+        spec.allow(&[
+            "iterations",
+            "time",
+            "c",
+            "nodes",
+            "eval",
+            "net",
+            "threads",
+            "seed",
+        ])?;
         let leaf = match spec.text("eval").unwrap_or("playout") {
             "playout" if spec.text("net").is_some() => {
                 return Err(spec.error("net= needs eval=nn"));
@@ -93,6 +97,7 @@ impl Mcts {
         }
         let mut player = Mcts::new(budget, c, nodes as usize, spec.seed()?).with_leaf_value(leaf);
         player.spec = spec.text.to_string();
+        player.set_threads(crate::alphabeta::parse_threads(spec)?);
         Ok(player)
     }
 
@@ -102,21 +107,29 @@ impl Mcts {
         self
     }
 
+    /// Searches on `threads` threads (at least one, at most [`MAX_THREADS`]).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.clamp(1, MAX_THREADS);
+    }
+
     /// Makes node 0 the position `pos`: reuses the subtree when `pos` is the
     /// old root or two plies or fewer below it, or starts a new tree.
     fn set_root(&mut self, pos: &Position) {
+        let capacity = self.capacity;
+        let (tree, spare) = self
+            .trees
+            .get_or_insert_with(|| (Tree::new(capacity), Tree::new(capacity)));
         let found = self.root.and_then(|root| {
             if root == *pos {
                 return Some(0);
             }
-            let mut frontier = vec![(0u32, root)];
+            let mut frontier = vec![(0usize, root)];
             for _ in 0..2 {
                 let mut next = Vec::new();
                 for (index, p) in frontier {
-                    let node = self.nodes[index as usize];
-                    for child in node.first_child..node.first_child + u32::from(node.children) {
+                    for child in tree.node(index).children() {
                         let mut q = p;
-                        q.play(self.nodes[child as usize].mv);
+                        q.play(tree.node(child).mv());
                         if q == *pos {
                             return Some(child);
                         }
@@ -129,119 +142,87 @@ impl Mcts {
         });
         match found {
             Some(0) => {}
-            Some(index) => self.keep_subtree(index),
-            None => {
-                self.nodes.clear();
-                self.nodes.push(Node::default());
-            }
+            Some(index) => tree.keep_subtree(index, spare),
+            None => tree.clear(),
         }
         self.root = Some(*pos);
     }
+}
 
-    /// Copies the subtree under `index` into the spare arena, breadth first,
-    /// and swaps the arenas.
-    fn keep_subtree(&mut self, index: u32) {
-        self.spare.clear();
-        let mut root = self.nodes[index as usize];
-        root.mv = Move::PASS;
-        self.spare.push(root);
-        let mut next = 0;
-        while next < self.spare.len() {
-            let node = self.spare[next];
-            if node.children > 0 {
-                let first = self.spare.len() as u32;
-                let old = node.first_child as usize;
-                self.spare
-                    .extend_from_slice(&self.nodes[old..old + usize::from(node.children)]);
-                self.spare[next].first_child = first;
-            }
-            next += 1;
-        }
-        std::mem::swap(&mut self.nodes, &mut self.spare);
-    }
+/// What one search's threads share besides the tree.
+struct Shared<'a> {
+    tree: &'a Tree,
+    leaf: &'a LeafValue,
+    exploration: f32,
+    budget: Budget,
+    clock: Clock,
+    /// Iterations started by all threads (a count budget's ticket counter).
+    started: AtomicU64,
+    /// Raised when the search is over: every thread stops.
+    done: AtomicBool,
+}
 
-    /// The child of `index` with the best UCT value; unvisited children first.
-    #[inline]
-    fn select_child(&self, index: usize) -> usize {
-        let node = &self.nodes[index];
-        let first = node.first_child as usize;
-        let children = &self.nodes[first..first + usize::from(node.children)];
-        let explore = self.exploration * (node.visits.max(1) as f32).ln().sqrt();
-        let mut best = 0;
-        let mut best_value = f32::MIN;
-        for (i, child) in children.iter().enumerate() {
-            if child.visits == 0 {
-                return first + i;
-            }
-            let n = child.visits as f32;
-            let value = child.wins / n + explore / n.sqrt();
-            if value > best_value {
-                best_value = value;
-                best = i;
-            }
+impl Shared<'_> {
+    /// Takes the next iteration if the budget allows it. A thread that has
+    /// run `own` iterations looks at the clock every 64.
+    fn next_iteration(&self, own: u64) -> bool {
+        if self.done.load(Relaxed) {
+            return false;
         }
-        first + best
+        if own.is_multiple_of(64) && own > 0 && self.clock.expired() {
+            self.done.store(true, Relaxed);
+            return false;
+        }
+        let n = self.started.fetch_add(1, Relaxed);
+        match self.budget {
+            Budget::Count(limit) if n >= limit => {
+                self.done.store(true, Relaxed);
+                false
+            }
+            _ => true,
+        }
     }
 
     /// One selection, expansion, leaf value and backup from the root.
-    fn iterate(&mut self, root: &Position) {
+    fn iterate(&self, root: &Position, rng: &mut Rng) {
+        let tree = self.tree;
         let mut path = [0u32; MAX_PATH];
         let mut depth = 1;
         let mut pos = *root;
         let mut index = 0usize;
+        let mut visited_before = tree.visit(0);
         loop {
-            let node = self.nodes[index];
-            if node.children == 0 {
-                let expand = node.visits > 0
-                    && !pos.is_game_over()
-                    && self.nodes.len() + MAX_MOVES <= self.capacity;
+            if tree.node(index).children().is_empty() {
+                let expand = visited_before && !pos.is_game_over() && tree.expand(index, &pos);
                 if !expand {
                     break;
                 }
-                let first = self.nodes.len() as u32;
-                let moves = pos.legal_moves();
-                self.nodes.extend(moves.iter().map(|&mv| Node {
-                    mv,
-                    ..Node::default()
-                }));
-                self.nodes[index].first_child = first;
-                self.nodes[index].children = moves.len() as u8;
             }
             if depth == MAX_PATH {
                 break;
             }
-            index = self.select_child(index);
-            pos.play(self.nodes[index].mv);
+            index = tree.select_child(index, self.exploration);
+            visited_before = tree.visit(index);
+            pos.play(tree.node(index).mv());
             path[depth] = index as u32;
             depth += 1;
         }
-        let black = match &self.leaf {
-            LeafValue::Playout => playout(&pos, Color::Black, &mut self.rng),
+        let black = match self.leaf {
+            LeafValue::Playout => playout(&pos, Color::Black, rng),
             LeafValue::Network(net) => net.expected_result(&pos, Color::Black),
         };
         // Back up: a node's wins are for the side that moved into it, which
-        // is the side to move at its parent.
+        // is the side to move at its parent. Visits were counted going down.
         let mut side = pos.side_to_move();
         for &i in path[..depth].iter().rev() {
             side = side.opponent();
-            let node = &mut self.nodes[i as usize];
-            node.visits += 1;
-            node.wins += if side == Color::Black {
+            let reward = if side == Color::Black {
                 black
             } else {
                 1.0 - black
-            } as f32;
-            if i == 0 {
-                break;
-            }
+            };
+            tree.reward(i as usize, reward as f32);
         }
-    }
-
-    /// The most visited child of `index`.
-    fn most_visited(&self, index: usize) -> Option<usize> {
-        let node = &self.nodes[index];
-        let first = node.first_child as usize;
-        (first..first + usize::from(node.children)).max_by_key(|&i| self.nodes[i].visits)
     }
 }
 
@@ -252,73 +233,102 @@ impl Player for Mcts {
 
     fn new_game(&mut self) {
         self.root = None;
-        self.nodes.clear();
+        if let Some((tree, _)) = &mut self.trees {
+            tree.clear();
+        }
     }
 
     fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
         let budget = search.monte_carlo_budget(self.budget);
-        let clock = Clock::start(budget, search.stop);
-        let mut reported = std::time::Duration::ZERO;
-        if self.nodes.capacity() < self.capacity {
-            // The arenas are allocated by the first search, not by `new`: a
-            // player that is made but never searches costs nothing.
-            self.nodes.reserve_exact(self.capacity);
-            self.spare.reserve_exact(self.capacity);
-        }
         self.set_root(pos);
-        let mut iterations = 0u64;
+        let Some((tree, _)) = &self.trees else {
+            unreachable!("set_root allocates the trees")
+        };
+        let shared = Shared {
+            tree,
+            leaf: &self.leaf,
+            exploration: self.exploration,
+            budget,
+            clock: Clock::start(budget, search.stop),
+            started: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+        };
+        // A single legal move needs one iteration to be played.
         let single = pos.legal_move_count() == 1;
-        loop {
-            let done = match budget {
-                Budget::Count(n) => iterations >= n,
-                Budget::Time(_) | Budget::Depth(_) | Budget::Infinite => false,
-            } || (iterations.is_multiple_of(64) && iterations > 0 && clock.expired());
-            if done || (single && iterations > 0) {
-                break;
+        let helper_seeds: Vec<u64> = (1..self.threads)
+            .map(|_| u64::from(self.rng.below(u32::MAX)))
+            .collect();
+        let rng = &mut self.rng;
+        let shared = &shared;
+        let mut reported = std::time::Duration::ZERO;
+        std::thread::scope(|s| {
+            if !single {
+                for seed in helper_seeds {
+                    s.spawn(move || {
+                        let mut rng = Rng::new(seed);
+                        let mut own = 0;
+                        while shared.next_iteration(own) {
+                            shared.iterate(pos, &mut rng);
+                            own += 1;
+                        }
+                    });
+                }
             }
-            self.iterate(pos);
-            iterations += 1;
-            if iterations.is_multiple_of(256)
-                && search.progress.is_some()
-                && clock.elapsed() >= reported + Search::REPORT_EVERY
-            {
-                reported = clock.elapsed();
-                let now = self.summary(pos, iterations, &clock);
-                search.report(&now);
+            let mut own = 0u64;
+            while shared.next_iteration(own) {
+                shared.iterate(pos, rng);
+                own += 1;
+                if single {
+                    shared.done.store(true, Relaxed);
+                }
+                if own.is_multiple_of(256)
+                    && search.progress.is_some()
+                    && shared.clock.elapsed() >= reported + Search::REPORT_EVERY
+                {
+                    reported = shared.clock.elapsed();
+                    let done = shared.started.load(Relaxed);
+                    let now = summary(tree, pos, done, &shared.clock);
+                    search.report(&now);
+                }
             }
-        }
-        self.summary(pos, iterations, &clock)
+        });
+        // Every thread has finished its last iteration. Only a count
+        // budget refuses tickets after taking them.
+        let iterations = match budget {
+            Budget::Count(n) => shared.started.load(Relaxed).min(n),
+            _ => shared.started.load(Relaxed),
+        };
+        summary(tree, pos, iterations, &shared.clock)
     }
 }
 
-impl Mcts {
-    /// The most visited line from the root, and its win rate.
-    fn summary(&self, pos: &Position, iterations: u64, clock: &Clock) -> Analysis {
-        let mut pv = Vec::new();
-        let mut index = 0;
-        while let Some(child) = self.most_visited(index) {
-            if self.nodes[child].visits == 0 {
-                break;
-            }
-            pv.push(self.nodes[child].mv);
-            index = child;
+/// The most visited line from the root, and its win rate.
+fn summary(tree: &Tree, pos: &Position, iterations: u64, clock: &Clock) -> Analysis {
+    let mut pv = Vec::new();
+    let mut index = 0;
+    while let Some(child) = tree.most_visited(index) {
+        if tree.node(child).visits() == 0 {
+            break;
         }
-        let best_move = pv.first().copied().unwrap_or_else(|| pos.legal_moves()[0]);
-        let score = match self.most_visited(0) {
-            Some(c) if self.nodes[c].visits > 0 => {
-                Score::WinRate(f64::from(self.nodes[c].wins) / f64::from(self.nodes[c].visits))
-            }
-            _ => Score::WinRate(pos.outcome().points(pos.side_to_move())),
-        };
-        Analysis {
-            best_move,
-            score,
-            depth: None,
-            iterations: Some(iterations),
-            nodes: iterations,
-            seconds: clock.seconds(),
-            pv,
+        pv.push(tree.node(child).mv());
+        index = child;
+    }
+    let best_move = pv.first().copied().unwrap_or_else(|| pos.legal_moves()[0]);
+    let score = match tree.most_visited(0) {
+        Some(c) if tree.node(c).visits() > 0 => {
+            let node = tree.node(c);
+            Score::WinRate(f64::from(node.wins()) / f64::from(node.visits()))
         }
+        _ => Score::WinRate(pos.outcome().points(pos.side_to_move())),
+    };
+    Analysis {
+        best_move,
+        score,
+        depth: None,
+        iterations: Some(iterations),
+        nodes: iterations,
+        seconds: clock.seconds(),
+        pv,
     }
 }
 
@@ -333,13 +343,25 @@ mod tests {
         let mut pos = Position::START;
         pos.play(a.best_move);
         pos.play(pos.legal_moves()[0]);
-        let kept_before = p.nodes.len();
+        fn tree(p: &Mcts) -> &Tree {
+            &p.trees.as_ref().unwrap().0
+        }
+        let kept_before = tree(&p).len();
+        let visits_before: u32 = tree(&p).node(0).visits();
         p.set_root(&pos);
-        assert!(p.nodes[0].visits > 0, "the subtree was kept");
-        assert!(p.nodes.len() < kept_before);
-        // Every kept child link stays inside the arena.
-        for n in &p.nodes {
-            assert!(n.first_child as usize + usize::from(n.children) <= p.nodes.len());
+        let t = tree(&p);
+        assert!(t.node(0).visits() > 0, "the subtree was kept");
+        assert!(t.node(0).visits() < visits_before);
+        assert!(t.len() < kept_before);
+        // Every kept child link stays inside the arena, and a node's visits
+        // are its children's plus its own first.
+        for i in 0..t.len() {
+            let children = t.node(i).children();
+            assert!(children.end <= t.len());
+            if !children.is_empty() {
+                let below: u32 = children.map(|c| t.node(c).visits()).sum();
+                assert!(below + 1 >= t.node(i).visits() && below < t.node(i).visits());
+            }
         }
     }
 
@@ -362,7 +384,44 @@ mod tests {
     fn arena_never_grows_past_its_capacity() {
         let mut p = Mcts::new(Budget::Count(5000), 0.7, 300, 2);
         let a = p.analyse(&Position::START);
-        assert!(p.nodes.len() <= 300);
-        assert!(p.nodes.capacity() == 300 && a.iterations == Some(5000));
+        let tree = &p.trees.as_ref().unwrap().0;
+        assert!(tree.len() <= 300 && tree.capacity() == 300);
+        assert_eq!(a.iterations, Some(5000));
+    }
+
+    /// Walks the tree from `index` at `pos`: every child's move is legal
+    /// there, children lie inside the arena and no slot is reached twice.
+    fn check_subtree(t: &Tree, index: usize, pos: &Position, seen: &mut [bool]) {
+        assert!(!seen[index], "slot {index} reached twice");
+        seen[index] = true;
+        let node = t.node(index);
+        assert!(node.wins() <= node.visits() as f32 + 1e-3);
+        let children = node.children();
+        assert!(children.end <= t.len());
+        if !children.is_empty() {
+            assert_eq!(children.len(), pos.legal_move_count() as usize);
+            let below: u32 = children.clone().map(|c| t.node(c).visits()).sum();
+            assert!(below < node.visits());
+        }
+        for c in children {
+            let mut next = *pos;
+            next.try_play(t.node(c).mv()).unwrap();
+            check_subtree(t, c, &next, seen);
+        }
+    }
+
+    #[test]
+    fn threads_share_one_consistent_tree() {
+        // A small arena, so that threads also race for its last slots.
+        for capacity in [2_000, 1 << 16] {
+            let mut p = Mcts::new(Budget::Count(20_000), 0.7, capacity, 3);
+            p.set_threads(4);
+            let a = p.analyse(&Position::START);
+            assert_eq!(a.iterations, Some(20_000));
+            let t = &p.trees.as_ref().unwrap().0;
+            assert_eq!(t.node(0).visits(), 20_000);
+            let mut seen = vec![false; t.len()];
+            check_subtree(t, 0, &Position::START, &mut seen);
+        }
     }
 }
