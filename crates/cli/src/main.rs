@@ -303,6 +303,10 @@ struct ServeArgs {
     /// Computer searches running at once (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
     search_threads: Option<u16>,
+    /// Threads each computer search takes when its spec does not say
+    /// threads= (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads_per_search: Option<u16>,
     /// How long finished or abandoned games stay in memory (they stay in the
     /// database), such as 600s.
     #[arg(long, default_value = "600s", value_parser = parse_duration_arg)]
@@ -560,6 +564,9 @@ fn serve_command(args: ServeArgs) -> Result<String> {
         search_threads: args
             .search_threads
             .map_or(defaults.search_threads, usize::from),
+        threads_per_search: args
+            .threads_per_search
+            .map_or(defaults.threads_per_search, usize::from),
         retention: args.retention,
         idle_timeout: args.idle_timeout,
         ping_interval: defaults.ping_interval.min(args.idle_timeout / 3),

@@ -28,7 +28,9 @@ impl Seat {
         if spec == "human" {
             Ok(Seat::Human)
         } else {
-            Ok(Seat::Computer(from_spec(spec)?))
+            // Every core, unless the spec says threads=.
+            let spec = yolah_players::with_default_threads(spec, yolah_players::available_cores());
+            Ok(Seat::Computer(from_spec(&spec)?))
         }
     }
 }

@@ -53,7 +53,10 @@ pub(crate) use budget::Clock;
 pub use budget::{Budget, GameClock, Stop};
 pub use score::Score;
 pub(crate) use spec::Spec;
-pub use spec::{from_spec, parse_duration, with_seed, SpecError, PLAYER_NAMES};
+pub use spec::{
+    available_cores, from_spec, parse_duration, with_default_threads, with_seed, SpecError,
+    PLAYER_NAMES,
+};
 
 use yolah::{Move, Position};
 

@@ -204,6 +204,39 @@ pub fn with_seed(text: &str, seed: u64) -> String {
     format!("{name}:{}", parts.join(","))
 }
 
+/// The players that take `threads=`.
+const THREADED: [&str; 3] = ["alphabeta", "nn", "mcts"];
+
+/// `text` searching on `threads` threads unless it says how many itself (or
+/// its player has a single thread): what `yolah play` and `yolah serve` do
+/// with every core.
+///
+/// ```
+/// use yolah_players::with_default_threads;
+///
+/// assert_eq!(with_default_threads("nn:time=1s", 4), "nn:time=1s,threads=4");
+/// assert_eq!(with_default_threads("mcts", 2), "mcts:threads=2");
+/// assert_eq!(with_default_threads("nn:threads=1", 4), "nn:threads=1");
+/// assert_eq!(with_default_threads("random", 4), "random");
+/// ```
+pub fn with_default_threads(text: &str, threads: usize) -> String {
+    let (name, rest) = text.split_once(':').unwrap_or((text, ""));
+    let told = rest.split(',').any(|p| p.trim().starts_with("threads="));
+    if told || !THREADED.contains(&name.trim()) || threads <= 1 {
+        return text.to_string();
+    }
+    if rest.is_empty() {
+        format!("{name}:threads={threads}")
+    } else {
+        format!("{name}:{rest},threads={threads}")
+    }
+}
+
+/// The machine's cores (1 if it cannot tell).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -188,7 +188,12 @@ pub async fn serve(
     });
     *shared.pool.lock().unwrap_or_else(PoisonError::into_inner) = Some(Pool::new(
         limits.search_threads,
-        Arc::new(search::make_player),
+        {
+            let threads = limits.threads_per_search;
+            Arc::new(move |spec: &str| {
+                search::make_player(&yolah_players::with_default_threads(spec, threads))
+            })
+        },
         on_done,
     ));
 

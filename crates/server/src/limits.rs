@@ -20,6 +20,9 @@ pub struct Limits {
     pub max_watchers: usize,
     /// Computer searches running at once (the search threads).
     pub search_threads: usize,
+    /// Threads each computer search takes, unless its spec says
+    /// `threads=`: at most `search_threads` × this many threads search.
+    pub threads_per_search: usize,
     /// Messages queued for one connection; a client that lets more pile up
     /// (it does not read) is disconnected.
     pub send_queue: usize,
@@ -53,6 +56,7 @@ impl Default for Limits {
             max_connections_per_addr: 64,
             max_watchers: 100,
             search_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            threads_per_search: yolah_players::available_cores(),
             send_queue: 64,
             max_message_bytes: 4_096,
             max_write_buffer: 256 << 10,
