@@ -1,7 +1,7 @@
 //! Players: legal moves only, budgets, determinism, and search correctness.
 
 use yolah::{Color, Move, Position};
-use yolah_players::alphabeta::AlphaBeta;
+use yolah_players::alphabeta::{AlphaBeta, SearchOptions};
 use yolah_players::eval::{evaluate, Weights, DECIDED, WIN};
 use yolah_players::{from_spec, Budget, Player, Score};
 
@@ -155,6 +155,7 @@ fn alphabeta_equals_minimax_on_small_trees() {
         }
         for depth in 1..=3 {
             let mut ab = AlphaBeta::new(Budget::Depth(depth), Weights::HAND, 0);
+            ab.set_options(SearchOptions::NONE);
             let a = ab.analyse(&pos);
             if pos.is_game_over() || pos.legal_move_count() == 1 && depth == 0 {
                 continue;
@@ -278,4 +279,15 @@ fn endgames_are_played_by_the_solver() {
     // A depth budget searches as told instead.
     let a = from_spec("alphabeta:depth=2").unwrap().analyse(&won);
     assert_eq!(a.depth, Some(2));
+}
+
+#[test]
+fn search_options_are_spec_keys() {
+    for good in ["alphabeta:lmr=0,rfp=1,lmp=1,depth=3", "nn:lmr=1,depth=2"] {
+        let a = from_spec(good).unwrap().analyse(&Position::START);
+        assert!(Position::START.legal_moves().contains(a.best_move));
+    }
+    let err = from_spec("nn:lmr=2").err().unwrap().to_string();
+    assert!(err.contains("lmr=2 must be 0 (off) or 1 (on)"), "{err}");
+    assert!(from_spec("mcts:lmr=1").is_err());
 }

@@ -150,7 +150,7 @@ pub(crate) fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
 /// …), so that `yolah match` can measure each one against the search
 /// without it. `docs/search-log.md` records every measurement and the
 /// defaults follow it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SearchOptions {
     /// Late-move reductions: moves late in the order are searched less
     /// deep first, and again at full depth only if they beat alpha.
@@ -161,6 +161,26 @@ pub struct SearchOptions {
     /// Late-move pruning: near the leaves, moves late in the order are not
     /// searched at all.
     pub lmp: bool,
+}
+
+impl SearchOptions {
+    /// Every technique off: the exact alpha-beta that plain minimax checks.
+    pub const NONE: SearchOptions = SearchOptions {
+        lmr: false,
+        rfp: false,
+        lmp: false,
+    };
+}
+
+impl Default for SearchOptions {
+    /// What `docs/search-log.md` found worth keeping.
+    fn default() -> SearchOptions {
+        SearchOptions {
+            lmr: true,
+            rfp: false,
+            lmp: false,
+        }
+    }
 }
 
 /// The spec keys of [`SearchOptions`].
