@@ -22,6 +22,19 @@ pub(crate) enum Bound {
     Upper,
 }
 
+impl Bound {
+    /// What a fail-soft search's `score` within (`alpha`, `beta`) is.
+    pub(crate) const fn of(score: i32, alpha: i32, beta: i32) -> Bound {
+        if score <= alpha {
+            Bound::Upper
+        } else if score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        }
+    }
+}
+
 /// One search result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {

@@ -161,6 +161,9 @@ pub struct SearchOptions {
     /// Late-move pruning: near the leaves, moves late in the order are not
     /// searched at all.
     pub lmp: bool,
+    /// Aspiration windows: each iteration first searches a narrow window
+    /// around the last one's score.
+    pub aspiration: bool,
 }
 
 impl SearchOptions {
@@ -169,6 +172,7 @@ impl SearchOptions {
         lmr: false,
         rfp: false,
         lmp: false,
+        aspiration: false,
     };
 }
 
@@ -179,12 +183,13 @@ impl Default for SearchOptions {
             lmr: true,
             rfp: false,
             lmp: false,
+            aspiration: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-pub(crate) const OPTION_KEYS: [&str; 3] = ["lmr", "rfp", "lmp"];
+pub(crate) const OPTION_KEYS: [&str; 4] = ["lmr", "rfp", "lmp", "asp"];
 
 /// The spec's search options (the defaults for keys not given).
 pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
@@ -199,6 +204,7 @@ pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         lmr: flag("lmr", d.lmr)?,
         rfp: flag("rfp", d.rfp)?,
         lmp: flag("lmp", d.lmp)?,
+        aspiration: flag("asp", d.aspiration)?,
     })
 }
 

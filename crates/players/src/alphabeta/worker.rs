@@ -90,7 +90,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             return (best, completed);
         }
         for depth in first_depth.min(max_depth.max(1))..=max_depth.max(1) {
-            let Some(result) = self.search_root(pos, &root_state, root_key, moves, depth) else {
+            let Some(result) = self.aspirate(pos, &root_state, root_key, moves, depth, best.1)
+            else {
                 break;
             };
             best = result;
@@ -113,8 +114,48 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         (best, completed)
     }
 
-    /// One iteration at the root; `None` when the budget ran out before the
-    /// first move was searched completely.
+    /// One iteration at the root. With aspiration windows on, from the
+    /// fourth ply the window is first a narrow one around `previous` (the
+    /// last iteration's score), widened on the failing side until the score
+    /// falls inside it.
+    fn aspirate(
+        &mut self,
+        pos: &Position,
+        root_state: &E::State,
+        root_key: u64,
+        moves: &[Move],
+        depth: u32,
+        previous: i32,
+    ) -> Option<(Move, i32)> {
+        if !self.shared.options.aspiration || depth < 4 || previous.abs() > DECIDED {
+            return self.search_root(pos, root_state, root_key, moves, depth, -INF, INF);
+        }
+        let mut delta = ASPIRATION_WINDOW;
+        let (mut alpha, mut beta) = (previous - delta, previous + delta);
+        loop {
+            let found = self.search_root(pos, root_state, root_key, moves, depth, alpha, beta)?;
+            if self.aborted {
+                // A partial iteration: `search_root` only returns a move
+                // that beat the last iteration's best.
+                return Some(found);
+            }
+            if found.1 <= alpha {
+                alpha = (alpha - delta).max(-INF);
+            } else if found.1 >= beta {
+                beta = (beta + delta).min(INF);
+            } else {
+                return Some(found);
+            }
+            delta *= 2;
+            if delta > 8 * ASPIRATION_WINDOW {
+                (alpha, beta) = (-INF, INF);
+            }
+        }
+    }
+
+    /// One iteration at the root within (`alpha`, `beta`); `None` when the
+    /// budget ran out before the first move was searched completely.
+    #[allow(clippy::too_many_arguments)]
     fn search_root(
         &mut self,
         pos: &Position,
@@ -122,8 +163,10 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         root_key: u64,
         moves: &[Move],
         depth: u32,
+        mut alpha: i32,
+        beta: i32,
     ) -> Option<(Move, i32)> {
-        let mut alpha = -INF;
+        let alpha0 = alpha;
         let mut best: Option<(Move, i32)> = None;
         for &m in moves {
             let mut child = *pos;
@@ -131,11 +174,11 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             let child_key = key_after(root_key, pos, m);
             let cs = &self.evaluator.child_state(root_state, pos, m);
             let score = if best.is_none() {
-                -self.search(&child, cs, child_key, depth - 1, -INF, INF, 1)
+                -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, 1)
             } else {
                 let s = -self.search(&child, cs, child_key, depth - 1, -alpha - 1, -alpha, 1);
-                if s > alpha && !self.aborted {
-                    -self.search(&child, cs, child_key, depth - 1, -INF, -alpha, 1)
+                if s > alpha && s < beta && !self.aborted {
+                    -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, 1)
                 } else {
                     s
                 }
@@ -147,15 +190,19 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             }
             if best.is_none_or(|b| score > b.1) {
                 best = Some((m, score));
-                alpha = score;
+                alpha = alpha.max(score);
+                if alpha >= beta {
+                    break;
+                }
             }
         }
         if let Some((m, score)) = best {
+            let bound = Bound::of(score, alpha0, beta);
             let entry = Entry {
                 mv: m,
                 score: to_table(score, 0),
                 depth: depth.min(255) as u8,
-                bound: Bound::Exact,
+                bound,
             };
             self.table.store(root_key, entry);
         }
@@ -307,13 +354,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 }
             }
         }
-        let bound = if best <= alpha0 {
-            Bound::Upper
-        } else if best >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
+        let bound = Bound::of(best, alpha0, beta);
         let entry = Entry {
             mv: best_move,
             score: to_table(best, ply),
@@ -325,6 +366,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
     }
 }
 
+/// The first aspiration window: this far either side of the last score.
+const ASPIRATION_WINDOW: i32 = 40;
 /// Reverse futility pruning works this many plies from the horizon...
 const RFP_DEPTH: u32 = 4;
 /// ...with this margin per ply (centipoints: a point is 100).

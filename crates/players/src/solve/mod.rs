@@ -176,16 +176,7 @@ impl Solver {
             let mut child = *pos;
             child.play(m);
             let ck = key_after(k, pos, m);
-            let v = if best.is_none() {
-                -self.negamax(&child, ck, -beta, -alpha)
-            } else {
-                let v = -self.negamax(&child, ck, -alpha - 1, -alpha);
-                if v > alpha && v < beta {
-                    -self.negamax(&child, ck, -beta, -alpha)
-                } else {
-                    v
-                }
-            };
+            let v = self.principal_variation_search(&child, ck, best.is_none(), alpha, beta);
             if self.aborted {
                 return None;
             }
@@ -198,6 +189,29 @@ impl Solver {
             }
         }
         best
+    }
+
+    /// The value of the move to `child` (key `ck`) for the side that made
+    /// it: the first move with the whole window, any other first with a
+    /// null window at alpha and again with the whole one only if it beats
+    /// alpha.
+    fn principal_variation_search(
+        &mut self,
+        child: &Position,
+        ck: u64,
+        first: bool,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if first {
+            return -self.negamax(child, ck, -beta, -alpha);
+        }
+        let v = -self.negamax(child, ck, -alpha - 1, -alpha);
+        if v > alpha && v < beta {
+            -self.negamax(child, ck, -beta, -alpha)
+        } else {
+            v
+        }
     }
 
     /// Orders `moves` for search: the table's move first, then by the
@@ -287,16 +301,7 @@ impl Solver {
             let mut child = *pos;
             child.play(m);
             let ck = key_after(k, pos, m);
-            let v = if i == 0 {
-                -self.negamax(&child, ck, -beta, -alpha)
-            } else {
-                let v = -self.negamax(&child, ck, -alpha - 1, -alpha);
-                if v > alpha && v < beta {
-                    -self.negamax(&child, ck, -beta, -alpha)
-                } else {
-                    v
-                }
-            };
+            let v = self.principal_variation_search(&child, ck, i == 0, alpha, beta);
             if self.aborted {
                 return 0;
             }
@@ -309,13 +314,7 @@ impl Solver {
                 }
             }
         }
-        let bound = if best <= alpha0 {
-            Bound::Upper
-        } else if best >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
+        let bound = Bound::of(best, alpha0, beta);
         let entry = Entry {
             mv: best_move,
             score: best as i16,
