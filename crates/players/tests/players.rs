@@ -283,7 +283,10 @@ fn endgames_are_played_by_the_solver() {
 
 #[test]
 fn search_options_are_spec_keys() {
-    for good in ["alphabeta:lmr=0,rfp=1,lmp=1,depth=3", "nn:lmr=1,depth=2"] {
+    for good in [
+        "alphabeta:lmr=0,rfp=1,lmp=1,asp=1,cm=1,depth=5",
+        "nn:lmr=1,depth=2",
+    ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
     }

@@ -58,10 +58,12 @@ fn terminal(pos: &Position, ply: u32) -> i32 {
 }
 
 /// What one search thread remembers between searches for move ordering:
-/// two killer moves per ply and a history score per (from, to).
+/// two killer moves per ply, a history score per (from, to), and the
+/// countermove: per opponent's (from, to), the reply that last refuted it.
 struct Heuristics {
     killers: [[Move; 2]; MAX_PLY],
     history: Vec<i32>,
+    countermoves: Vec<Move>,
 }
 
 impl Heuristics {
@@ -69,6 +71,7 @@ impl Heuristics {
         Heuristics {
             killers: [[Move::PASS; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
+            countermoves: vec![Move::PASS; 64 * 64],
         }
     }
 
@@ -164,6 +167,9 @@ pub struct SearchOptions {
     /// Aspiration windows: each iteration first searches a narrow window
     /// around the last one's score.
     pub aspiration: bool,
+    /// Countermoves: the reply that last refuted the opponent's move is
+    /// tried right after the killers.
+    pub countermove: bool,
 }
 
 impl SearchOptions {
@@ -173,6 +179,7 @@ impl SearchOptions {
         rfp: false,
         lmp: false,
         aspiration: false,
+        countermove: false,
     };
 }
 
@@ -184,12 +191,13 @@ impl Default for SearchOptions {
             rfp: false,
             lmp: false,
             aspiration: false,
+            countermove: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-pub(crate) const OPTION_KEYS: [&str; 4] = ["lmr", "rfp", "lmp", "asp"];
+pub(crate) const OPTION_KEYS: [&str; 5] = ["lmr", "rfp", "lmp", "asp", "cm"];
 
 /// The spec's search options (the defaults for keys not given).
 pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
@@ -205,6 +213,7 @@ pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         rfp: flag("rfp", d.rfp)?,
         lmp: flag("lmp", d.lmp)?,
         aspiration: flag("asp", d.aspiration)?,
+        countermove: flag("cm", d.countermove)?,
     })
 }
 

@@ -17,6 +17,8 @@ pub(super) struct Worker<'a, E: Evaluator> {
     heuristics: &'a mut Heuristics,
     /// This thread's nodes; every [`NODE_STEP`] are added to the shared count.
     nodes: u64,
+    /// The moves from the root to the node being searched, by ply.
+    line: [Move; MAX_PLY],
     aborted: bool,
 }
 
@@ -34,6 +36,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             shared,
             heuristics,
             nodes: 0,
+            line: [Move::PASS; MAX_PLY],
             aborted: false,
         }
     }
@@ -171,6 +174,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         for &m in moves {
             let mut child = *pos;
             child.play(m);
+            self.line[0] = m;
             let child_key = key_after(root_key, pos, m);
             let cs = &self.evaluator.child_state(root_state, pos, m);
             let score = if best.is_none() {
@@ -258,6 +262,12 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let moves = pos.legal_moves();
         let mut order = [0i32; MAX_MOVES];
         let killers = self.heuristics.killers[ply as usize];
+        let previous = usize::from(self.line[ply as usize - 1].to_u16()) & 4095;
+        let countermove = if options.countermove {
+            Some(self.heuristics.countermoves[previous])
+        } else {
+            None
+        };
         for (o, &m) in order.iter_mut().zip(moves.iter()) {
             *o = if Some(m) == table_move {
                 1 << 30
@@ -265,6 +275,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 1 << 29
             } else if m == killers[1] {
                 1 << 28
+            } else if Some(m) == countermove {
+                (1 << 27) + 1
             } else {
                 self.heuristics.history[usize::from(m.to_u16()) & 4095]
             };
@@ -293,6 +305,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             let m = list[i];
             let mut child = *pos;
             child.play(m);
+            self.line[ply as usize] = m;
             let child_key = key_after(key, pos, m);
             let child_state = self.evaluator.child_state(state, pos, m);
             let cs = &child_state;
@@ -349,6 +362,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                         }
                         let h = &mut self.heuristics.history[usize::from(m.to_u16()) & 4095];
                         *h = (*h + (depth * depth) as i32).min(1 << 27);
+                        self.heuristics.countermoves[previous] = m;
                         break;
                     }
                 }
