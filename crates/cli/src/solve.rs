@@ -127,6 +127,9 @@ fn candidate(seed: u64, index: u64, min_plies: usize) -> Option<(Position, usize
 /// Solves candidate `index` both ways; `None` if it is not in the set.
 fn try_candidate(settings: &BenchSettings, index: u64, solver: &mut Solver) -> Option<Solved> {
     let (position, plies_left) = candidate(settings.seed, index, settings.min_plies)?;
+    // Each endgame from a clean solver: its nodes do not depend on which
+    // endgames the same thread solved before.
+    solver.clear();
     let t = Instant::now();
     let (margin, plain_nodes) = margin_plain(&position, settings.plain_nodes)?;
     let plain_seconds = t.elapsed().as_secs_f64();
@@ -151,7 +154,19 @@ pub fn bench_command(settings: &BenchSettings, json: bool) -> Result<String> {
     let mut next = 0u64;
     // Rounds of candidates, split between the threads; a round's results
     // are merged in index order, so the set does not depend on `threads`.
+    // Enough tries for any sensible setting; stops a hopeless one.
+    let most = 1_000 * settings.positions as u64;
     while found.len() < settings.positions {
+        if next >= most {
+            bail!(
+                "only {} of {} endgames found in {next} random games: plain alpha-beta \
+                 solves too few within --plain-nodes {} at --min-plies {}",
+                found.len(),
+                settings.positions,
+                settings.plain_nodes,
+                settings.min_plies
+            );
+        }
         let round = 8 * threads;
         let batch: Vec<Vec<(u64, Solved)>> = std::thread::scope(|s| {
             let workers: Vec<_> = (0..threads)

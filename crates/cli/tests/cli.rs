@@ -280,6 +280,10 @@ fn solve_refuses_finished_and_bad_positions_and_gives_up_on_time() {
     fails_with(&["solve", "--moves", "d5:d5"], "d5:d5");
     fails_with(&["solve", "--time", "50ms"], "not solved within");
     fails_with(&["solve", "--bench", "0"], "0");
+    fails_with(
+        &["solve", "--bench", "2", "--min-plies", "110"],
+        "only 0 of 2 endgames",
+    );
 }
 
 #[test]

@@ -16,10 +16,10 @@ const SOLVE_SHARE: u32 = 4;
 const UNLIMITED_SOLVE: Duration = Duration::from_secs(1);
 
 /// What an attempt gave: a proven win or draw to play, or the budget left
-/// for the ordinary search.
+/// for the ordinary search and the nodes the solver spent.
 pub(super) enum Attempt {
     Solved(Analysis),
-    Unsolved(Budget),
+    Unsolved(Budget, u64),
 }
 
 /// Tries to prove a win or a draw in `pos` within a share of `budget`.
@@ -33,7 +33,7 @@ pub(super) fn attempt(
     stop: &Stop,
 ) -> Attempt {
     if pos.free().count() > SOLVE_FREE || matches!(budget, Budget::Depth(_)) {
-        return Attempt::Unsolved(budget);
+        return Attempt::Unsolved(budget, 0);
     }
     let start = Instant::now();
     let limits = match budget {
@@ -63,10 +63,13 @@ pub(super) fn attempt(
             seconds: start.elapsed().as_secs_f64(),
             pv: vec![best_move],
         }),
-        _ => Attempt::Unsolved(match budget {
-            Budget::Time(t) => Budget::Time(t.saturating_sub(start.elapsed())),
-            Budget::Count(n) => Budget::Count(n.saturating_sub(nodes).max(1)),
-            other => other,
-        }),
+        _ => {
+            let rest = match budget {
+                Budget::Time(t) => Budget::Time(t.saturating_sub(start.elapsed())),
+                Budget::Count(n) => Budget::Count(n.saturating_sub(nodes).max(1)),
+                other => other,
+            };
+            Attempt::Unsolved(rest, nodes)
+        }
     }
 }

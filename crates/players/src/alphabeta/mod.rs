@@ -281,7 +281,11 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
                 search.report(&analysis);
                 analysis
             }
-            Attempt::Unsolved(rest) => self.iterate(pos, rest, &mut search),
+            Attempt::Unsolved(rest, solver_nodes) => {
+                let mut analysis = self.iterate(pos, rest, &mut search);
+                analysis.nodes += solver_nodes;
+                analysis
+            }
         }
     }
 }

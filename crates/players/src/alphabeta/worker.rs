@@ -98,13 +98,15 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 break;
             };
             best = result;
-            completed = depth;
+            if !self.aborted {
+                completed = depth;
+            }
             // The best move first for the next iteration.
             let at = moves.iter().position(|&m| m == result.0).unwrap_or(0);
             moves[..=at].rotate_right(1);
             if let Some(search) = search.as_deref_mut().filter(|s| s.progress.is_some()) {
                 let nodes = self.total_nodes();
-                let report = super::analysis(self.table, self.shared, pos, best, depth, nodes);
+                let report = super::analysis(self.table, self.shared, pos, best, completed, nodes);
                 search.report(&report);
             }
             // A proven result ends a timed or counted search; a fixed
@@ -190,7 +192,9 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             if self.aborted {
                 // A partial iteration counts only if it has already found a
                 // better move than the previous iteration's best.
-                return best.filter(|b| b.0 != moves[0]);
+                // (Above the window's floor: below it a score is only a
+                // bound, and the move may be worse than the first.)
+                return best.filter(|b| b.0 != moves[0] && b.1 > alpha0);
             }
             if best.is_none_or(|b| score > b.1) {
                 best = Some((m, score));

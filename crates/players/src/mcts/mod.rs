@@ -240,6 +240,8 @@ impl Player for Mcts {
 
     fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
         let budget = search.monte_carlo_budget(self.budget);
+        // The clock starts first: keeping the old tree is part of the move.
+        let clock = Clock::start(budget, search.stop);
         self.set_root(pos);
         let Some((tree, _)) = &self.trees else {
             unreachable!("set_root allocates the trees")
@@ -249,7 +251,7 @@ impl Player for Mcts {
             leaf: &self.leaf,
             exploration: self.exploration,
             budget,
-            clock: Clock::start(budget, search.stop),
+            clock,
             started: AtomicU64::new(0),
             done: AtomicBool::new(false),
         };

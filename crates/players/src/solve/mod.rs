@@ -43,7 +43,8 @@ pub struct Solution {
     pub margin: i32,
     /// A move that reaches that margin.
     pub best_move: Move,
-    /// Best play to the end of the game, `best_move` first.
+    /// Best play to the end of the game, `best_move` first (shorter only
+    /// if the solve was stopped while the line was being built).
     pub pv: Vec<Move>,
     /// Positions visited (region search steps included).
     pub nodes: u64,
@@ -106,8 +107,14 @@ impl Solver {
     ) -> Option<Solution> {
         self.start(limits, stop);
         let (margin, best_move) = self.root(pos, -INF, INF)?;
-        let pv = self.principal_variation(pos, margin)?;
-        debug_assert_eq!(pv.first(), Some(&best_move));
+        // The margin is proven: the line to it is built without the limits
+        // (mostly from the table), unless someone asks to stop.
+        self.node_limit = u64::MAX;
+        self.clock = Clock::start(Budget::Infinite, stop);
+        let mut after = *pos;
+        after.play(best_move);
+        let mut pv = vec![best_move];
+        pv.extend(self.principal_variation(&after, -margin));
         Some(Solution {
             margin,
             best_move,
@@ -154,8 +161,8 @@ impl Solver {
     #[inline]
     fn count_node(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(NODE_STEP)
-            && (self.nodes >= self.node_limit || self.clock.expired())
+        if self.nodes >= self.node_limit
+            || (self.nodes.is_multiple_of(NODE_STEP) && self.clock.expired())
         {
             self.aborted = true;
         }
@@ -327,8 +334,8 @@ impl Solver {
 
     /// Best play from `pos`, whose value is `margin`, to the end of the
     /// game: at each step a move whose value a null-window search confirms.
-    /// `None` after an abort.
-    fn principal_variation(&mut self, pos: &Position, margin: i32) -> Option<Vec<Move>> {
+    /// Ends early if the solve is stopped.
+    fn principal_variation(&mut self, pos: &Position, margin: i32) -> Vec<Move> {
         let mut pv = Vec::new();
         let (mut pos, mut value) = (*pos, margin);
         while !pos.is_game_over() {
@@ -337,7 +344,8 @@ impl Solver {
             let (us, them) = (pos.pieces(side), pos.pieces(side.opponent()));
             let (reach_us, reach_them) = (flood(us, free), flood(them, free));
             let chosen = if (reach_us & reach_them).is_empty() {
-                Some(self.longest_move(reach_us, us).unwrap_or(Move::PASS))
+                let m = self.longest_move(reach_us, us).unwrap_or(Move::PASS);
+                (!self.aborted).then_some(m)
             } else {
                 let k = key(&pos);
                 let mut moves = pos.legal_moves();
@@ -348,21 +356,21 @@ impl Solver {
                     child.play(m);
                     let v = -self.negamax(&child, key_after(k, &pos, m), -value - 1, -value + 1);
                     if self.aborted {
-                        return None;
+                        break;
                     }
                     if v == value {
                         found = Some(m);
                         break;
                     }
                 }
-                found
+                found.filter(|_| !self.aborted)
             };
-            let m = chosen?;
+            let Some(m) = chosen else { break };
             pv.push(m);
             pos.play(m);
             value = -value;
         }
-        Some(pv)
+        pv
     }
 }
 
