@@ -16,8 +16,8 @@
 //! squares to the exact [`solve`]r first, and play a proven win or draw.
 //!
 //! Every player takes `seed=`; with a count budget (playouts, iterations,
-//! depth, nodes) and one thread the same seed plays the same game. Times are written `100ms`,
-//! `2s` or `1.5s`.
+//! depth, nodes) and one thread the same seed plays the same game. Times are
+//! written `100ms`, `2s` or `1.5s`.
 //!
 //! ```
 //! use yolah::Position;
