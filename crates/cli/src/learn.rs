@@ -1,7 +1,7 @@
 //! Commands for the neural network: selfplay, train.
 
-use anyhow::{bail, Context, Result};
-use yolah_lab::selfplay::{self, Sample};
+use anyhow::{bail, Result};
+use yolah_lab::selfplay;
 
 pub fn selfplay_command(
     spec: &str,
@@ -21,6 +21,7 @@ pub fn selfplay_command(
 }
 
 /// The `train` command's settings.
+#[cfg_attr(not(feature = "train"), allow(dead_code))]
 pub struct TrainOptions {
     pub epochs: usize,
     pub seed: u64,
@@ -35,6 +36,8 @@ pub fn train_command(_: &[String], _: &str, _: TrainOptions) -> Result<String> {
 
 #[cfg(feature = "train")]
 pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Result<String> {
+    use anyhow::Context;
+    use yolah_lab::selfplay::Sample;
     use yolah_lab::train::{train, TrainConfig};
     let TrainOptions {
         epochs,
