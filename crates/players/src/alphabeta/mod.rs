@@ -188,8 +188,8 @@ impl Default for SearchOptions {
     fn default() -> SearchOptions {
         SearchOptions {
             lmr: true,
-            rfp: false,
-            lmp: false,
+            rfp: true,
+            lmp: true,
             aspiration: false,
             countermove: false,
         }

@@ -106,6 +106,7 @@ impl Solver {
         stop: &Stop,
     ) -> Option<Solution> {
         self.start(limits, stop);
+        let started = self.clock.clone();
         let (margin, best_move) = self.root(pos, -INF, INF)?;
         // The margin is proven: the line to it is built without the limits
         // (mostly from the table), unless someone asks to stop.
@@ -120,7 +121,7 @@ impl Solver {
             best_move,
             pv,
             nodes: self.nodes,
-            seconds: self.clock.seconds(),
+            seconds: started.seconds(),
         })
     }
 
