@@ -240,6 +240,7 @@ impl Engine {
             return Err("a search is running; send stop first".into());
         }
         let budget = limits.budget(self.pos.side_to_move(), self.overhead_ms);
+        let clock = limits.game_clock(self.pos.side_to_move(), self.overhead_ms);
         let mut player = self
             .player
             .take()
@@ -264,7 +265,7 @@ impl Engine {
                     budget,
                     stop: &thread_stop,
                     progress: Some(&mut report),
-                    clock: None,
+                    clock,
                 };
                 let analysis = player.search(&pos, search);
                 // A player must answer legally; if it did not, pass or any move.
@@ -326,6 +327,22 @@ impl GoLimits {
             }
         }
         Ok(limits)
+    }
+
+    /// The game clock, when `side`'s budget is a share of it (its time
+    /// given, no `movetime`, not `infinite`), each side's time less the
+    /// overhead (nothing for a side whose time is not given), so that a
+    /// player that manages its own time stays inside it.
+    fn game_clock(&self, side: Color, overhead_ms: u64) -> Option<GameClock> {
+        if self.clock[side as usize].is_none() || self.movetime.is_some() || self.infinite {
+            return None;
+        }
+        let left =
+            |ms: Option<u64>| Duration::from_millis(ms.unwrap_or(0).saturating_sub(overhead_ms));
+        Some(GameClock {
+            remaining: self.clock.map(left),
+            increment: self.increment.map(Duration::from_millis),
+        })
     }
 
     /// The budget for `side` to move: the tightest limit given, the share
@@ -430,6 +447,28 @@ mod tests {
             parse("infinite").unwrap().budget(black, 30),
             Some(Budget::Infinite)
         );
+        // Our players see the clock, less the overhead, only when their
+        // budget is a share of it.
+        let clock = parse("btime 10000 wtime 2000 binc 100 winc 100").unwrap();
+        assert_eq!(
+            clock.game_clock(black, 30),
+            Some(GameClock {
+                remaining: [Duration::from_millis(9970), Duration::from_millis(1970)],
+                increment: [Duration::from_millis(100); 2],
+            })
+        );
+        assert_eq!(
+            clock.game_clock(Color::White, 30).map(|c| c.remaining[1]),
+            Some(Duration::from_millis(1970))
+        );
+        assert_eq!(parse("wtime 500").unwrap().game_clock(black, 30), None);
+        assert_eq!(
+            parse("btime 500 movetime 50")
+                .unwrap()
+                .game_clock(black, 30),
+            None
+        );
+        assert_eq!(parse("depth 5").unwrap().game_clock(black, 30), None);
         for bad in ["depth", "depth x", "depth 0", "speed 3", "nodes -1"] {
             assert!(parse(bad).is_err(), "{bad}");
         }

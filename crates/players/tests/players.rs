@@ -1,9 +1,10 @@
 //! Players: legal moves only, budgets, determinism, and search correctness.
 
+use std::time::Duration;
 use yolah::{Color, Move, Position};
 use yolah_players::alphabeta::{AlphaBeta, SearchOptions};
 use yolah_players::eval::{evaluate, Weights, DECIDED, WIN};
-use yolah_players::{from_spec, Budget, Player, Score};
+use yolah_players::{from_spec, Budget, GameClock, Player, Score, Search, Stop};
 
 /// Plays `black` against `white` from `start` to the end, showing every
 /// position and move to `on_move`; the end and the moves.
@@ -120,6 +121,26 @@ fn budgets_are_respected() {
     }
 }
 
+#[test]
+fn a_managed_search_stays_within_its_hard_limit() {
+    let stop = Stop::new();
+    let clock = GameClock {
+        remaining: [Duration::from_millis(400); 2],
+        increment: [Duration::ZERO; 2],
+    };
+    for spec in ["alphabeta:tm=1", "nn:tm=1,threads=2"] {
+        let mut player = from_spec(spec).unwrap();
+        let mut search = Search::new(&stop);
+        // A 20 ms target, so a hard limit of 80 ms.
+        search.budget = Some(Budget::Time(Duration::from_millis(20)));
+        search.clock = Some(clock);
+        let a = player.search(&Position::START, search);
+        assert!(Position::START.legal_moves().contains(a.best_move));
+        // Generous: debug builds and a shared machine.
+        assert!(a.seconds < 0.3, "{spec}: {} s", a.seconds);
+    }
+}
+
 /// Plain minimax with the same evaluation and terminal scores, no pruning.
 fn minimax(pos: &Position, depth: u32, ply: u32, w: &Weights) -> i32 {
     if pos.is_game_over() {
@@ -208,8 +229,7 @@ fn alphabeta_finds_the_won_ending() {
 
 #[test]
 fn every_player_stops_when_asked() {
-    use std::time::{Duration, Instant};
-    use yolah_players::Stop;
+    use std::time::Instant;
     for spec in [
         "mc:time=60s",
         "mcts:time=60s",
@@ -284,12 +304,14 @@ fn endgames_are_played_by_the_solver() {
 #[test]
 fn search_options_are_spec_keys() {
     for good in [
-        "alphabeta:lmr=0,rfp=1,lmp=1,asp=1,cm=1,depth=5",
+        "alphabeta:lmr=0,rfp=1,lmp=1,asp=1,cm=1,tm=1,eo=1,depth=5",
         "nn:lmr=1,depth=2",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
     }
+    let err = from_spec("nn:tm=2").err().unwrap().to_string();
+    assert!(err.contains("tm=2 must be 0 (off) or 1 (on)"), "{err}");
     let err = from_spec("nn:lmr=2").err().unwrap().to_string();
     assert!(err.contains("lmr=2 must be 0 (off) or 1 (on)"), "{err}");
     assert!(from_spec("mcts:lmr=1").is_err());

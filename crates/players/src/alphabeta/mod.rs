@@ -9,12 +9,13 @@ use crate::eval::{Evaluator, Weights};
 use crate::score::{DECIDED, WIN};
 use crate::solve::Solver;
 use crate::table::Table;
-use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
+use crate::{Analysis, Budget, Clock, GameClock, Player, Score, Search, Spec, SpecError};
 use endgame::Attempt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 use worker::Worker;
 use yolah::zobrist::{key, key_after};
-use yolah::{Move, Position, Rng};
+use yolah::{Color, Move, Position, Rng};
 
 mod endgame;
 mod worker;
@@ -170,6 +171,16 @@ pub struct SearchOptions {
     /// Countermoves: the reply that last refuted the opponent's move is
     /// tried right after the killers.
     pub countermove: bool,
+    /// Time management: with a game clock, the time for a move is a target
+    /// rather than a limit. The search stops between iterations once the
+    /// best move has stayed the same long enough, and may run over the
+    /// target (up to a hard limit) while the best move keeps changing.
+    pub time_management: bool,
+    /// Ordering by evaluation: far enough from the horizon, moves that are
+    /// not the table move, a killer or the countermove are tried in the
+    /// order of the static values they leave (which weigh territory)
+    /// instead of by history.
+    pub eval_order: bool,
 }
 
 impl SearchOptions {
@@ -180,6 +191,8 @@ impl SearchOptions {
         lmp: false,
         aspiration: false,
         countermove: false,
+        time_management: false,
+        eval_order: false,
     };
 }
 
@@ -192,12 +205,14 @@ impl Default for SearchOptions {
             lmp: true,
             aspiration: false,
             countermove: false,
+            time_management: false,
+            eval_order: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-pub(crate) const OPTION_KEYS: [&str; 5] = ["lmr", "rfp", "lmp", "asp", "cm"];
+pub(crate) const OPTION_KEYS: [&str; 7] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo"];
 
 /// The spec's search options (the defaults for keys not given).
 pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
@@ -214,6 +229,8 @@ pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         lmp: flag("lmp", d.lmp)?,
         aspiration: flag("asp", d.aspiration)?,
         countermove: flag("cm", d.countermove)?,
+        time_management: flag("tm", d.time_management)?,
+        eval_order: flag("eo", d.eval_order)?,
     })
 }
 
@@ -275,14 +292,22 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
     }
 
     fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
+        let started = Instant::now();
         let budget = search.budget.unwrap_or(self.budget);
+        let (budget, target) = time_plan(
+            budget,
+            search.clock,
+            pos.side_to_move(),
+            self.options.time_management,
+        );
         match endgame::attempt(&mut self.solver, pos, budget, search.stop) {
             Attempt::Solved(analysis) => {
                 search.report(&analysis);
                 analysis
             }
             Attempt::Unsolved(rest, solver_nodes) => {
-                let mut analysis = self.iterate(pos, rest, &mut search);
+                let target = target.map(|t| t.saturating_sub(started.elapsed()));
+                let mut analysis = self.iterate(pos, rest, target, &mut search);
                 analysis.nodes += solver_nodes;
                 analysis
             }
@@ -290,10 +315,42 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
     }
 }
 
+/// How far past its target a search with a game clock may go while its
+/// best move keeps changing...
+const HARD_FACTOR: u32 = 4;
+/// ...but never past this share of the time left on its clock.
+const HARD_SHARE: u32 = 4;
+
+/// With a game clock and time management on, a time budget (the clock's
+/// share for this move) becomes a target: the search may run on to a hard
+/// limit of [`HARD_FACTOR`] times the target, never past a [`HARD_SHARE`]th
+/// of the time left, and [`Worker::deepen`] decides between iterations
+/// whether to stop. Returns the hard budget and the target; without a
+/// clock (or with the option off) the budget stays as it is, and there is
+/// no target.
+fn time_plan(
+    budget: Budget,
+    clock: Option<GameClock>,
+    side: Color,
+    on: bool,
+) -> (Budget, Option<Duration>) {
+    match (budget, clock) {
+        (Budget::Time(target), Some(clock)) if on => {
+            let left = clock.remaining[side as usize];
+            let hard = (target * HARD_FACTOR).min(left / HARD_SHARE).max(target);
+            (Budget::Time(hard), Some(target))
+        }
+        _ => (budget, None),
+    }
+}
+
 /// What the threads of one search share besides the table.
 struct Shared {
     clock: Clock,
     budget: Budget,
+    /// The time the search aims at, when it manages its own time (see
+    /// [`time_plan`]); the clock's deadline is then the hard limit.
+    target: Option<Duration>,
     options: SearchOptions,
     /// Raised by the main thread when it is done: the helpers stop.
     done: AtomicBool,
@@ -306,13 +363,20 @@ const NODE_STEP: u64 = 1024;
 
 impl<E: Evaluator> AlphaBeta<E> {
     /// Iterative deepening within `budget`, on every thread.
-    fn iterate(&mut self, pos: &Position, budget: Budget, search: &mut Search<'_>) -> Analysis {
+    fn iterate(
+        &mut self,
+        pos: &Position,
+        budget: Budget,
+        target: Option<Duration>,
+        search: &mut Search<'_>,
+    ) -> Analysis {
         let threads = self.threads;
         let table = self.table.get_or_insert_with(|| Table::new(TT_ENTRIES));
         self.heuristics.resize_with(threads, Heuristics::new);
         let shared = Shared {
             clock: Clock::start(budget, search.stop),
             budget,
+            target,
             options: self.options,
             done: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
@@ -404,5 +468,48 @@ fn principal_variation(table: &Table, pos: &Position, max: u32) -> Vec<Move> {
 fn shuffle(moves: &mut [Move], rng: &mut Rng) {
     for i in (1..moves.len()).rev() {
         moves.swap(i, rng.below(i as u32 + 1) as usize);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_clock_turns_the_time_for_a_move_into_a_target() {
+        let clock = GameClock {
+            remaining: [ms(10_000), ms(200)],
+            increment: [ms(100); 2],
+        };
+        let time = Budget::Time(ms(575));
+        // Up to four times the target, within a quarter of the time left.
+        assert_eq!(
+            time_plan(time, Some(clock), Color::Black, true),
+            (Budget::Time(ms(2300)), Some(ms(575)))
+        );
+        assert_eq!(
+            time_plan(Budget::Time(ms(20)), Some(clock), Color::White, true),
+            (Budget::Time(ms(50)), Some(ms(20)))
+        );
+        // Never below the target itself.
+        assert_eq!(
+            time_plan(Budget::Time(ms(100)), Some(clock), Color::White, true).0,
+            Budget::Time(ms(100))
+        );
+        // No clock, the option off, or another budget: unchanged.
+        assert_eq!(time_plan(time, None, Color::Black, true), (time, None));
+        assert_eq!(
+            time_plan(time, Some(clock), Color::Black, false),
+            (time, None)
+        );
+        let depth = Budget::Depth(5);
+        assert_eq!(
+            time_plan(depth, Some(clock), Color::Black, true),
+            (depth, None)
+        );
     }
 }

@@ -89,6 +89,10 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let mut best = (moves[0], self.evaluator.evaluate(pos, &root_state, 0));
         let mut completed = 0;
         let budget = self.shared.budget;
+        // For time management: the last completed iteration's best, and
+        // for how many iterations in a row the best move has not changed.
+        let mut previous: Option<(Move, i32)> = None;
+        let mut stable = 0;
         if moves.len() == 1 && !matches!(budget, Budget::Depth(_)) {
             return (best, completed);
         }
@@ -114,6 +118,26 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             let proven = best.1.abs() > DECIDED && !matches!(budget, Budget::Depth(_));
             if self.out_of_budget() || proven {
                 break;
+            }
+            // With a target time (the main thread only: helpers stop when
+            // it does), stop once the next iteration would likely overrun
+            // it, sooner when the best move is settled.
+            if let Some(target) = self.shared.target.filter(|_| search.is_some()) {
+                stable = if Some(best.0) == previous.map(|p| p.0) {
+                    stable + 1
+                } else {
+                    0
+                };
+                let falling = previous.is_some_and(|p| best.1 < p.1 - FALLING_SCORE);
+                let scale =
+                    STABILITY[stable.min(STABILITY.len() - 1)] * if falling { 1.5 } else { 1.0 };
+                // The next iteration costs about as much again as all the
+                // ones before it together, or more.
+                let elapsed = self.shared.clock.elapsed().as_secs_f64();
+                if elapsed >= target.as_secs_f64() * scale / 2.0 {
+                    break;
+                }
+                previous = Some(best);
             }
         }
         (best, completed)
@@ -272,6 +296,10 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         } else {
             None
         };
+        // Far enough from the horizon, the moves after the table move,
+        // killers and countermove go in the order of the static values
+        // they leave (territory and all), rather than by history.
+        let evaluate_children = options.eval_order && depth >= EVAL_ORDER_DEPTH;
         for (o, &m) in order.iter_mut().zip(moves.iter()) {
             *o = if Some(m) == table_move {
                 1 << 30
@@ -281,6 +309,12 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 1 << 28
             } else if Some(m) == countermove {
                 (1 << 27) + 1
+            } else if evaluate_children {
+                // The child's value is the opponent's: lower is better.
+                let mut child = *pos;
+                child.play(m);
+                let cs = self.evaluator.child_state(state, pos, m);
+                -self.evaluator.evaluate(&child, &cs, ply + 1)
             } else {
                 self.heuristics.history[usize::from(m.to_u16()) & 4095]
             };
@@ -383,6 +417,18 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         best
     }
 }
+
+/// How much of its target time a managed search spends, by how many
+/// iterations in a row the best move has stayed the same (0: it just
+/// changed)...
+const STABILITY: [f64; 4] = [1.3, 1.0, 0.8, 0.6];
+/// ...and a drop of the score by this much since the last iteration gives
+/// it half as much again.
+const FALLING_SCORE: i32 = 50;
+
+/// Ordering by the children's static values works this many plies or more
+/// from the horizon.
+const EVAL_ORDER_DEPTH: u32 = 3;
 
 /// The first aspiration window: this far either side of the last score.
 const ASPIRATION_WINDOW: i32 = 40;
