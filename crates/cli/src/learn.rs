@@ -27,6 +27,7 @@ pub struct TrainOptions {
     pub seed: u64,
     pub lambda: f32,
     pub symmetries: bool,
+    pub dedup: bool,
 }
 
 #[cfg(not(feature = "train"))]
@@ -44,6 +45,7 @@ pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Resu
         seed,
         lambda,
         symmetries,
+        dedup,
     } = options;
     if !(0.0..=1.0).contains(&lambda) {
         bail!("--lambda {lambda} must lie between 0 and 1");
@@ -54,6 +56,10 @@ pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Resu
     }
     if samples.is_empty() {
         bail!("no positions in {files:?}");
+    }
+    if dedup {
+        let dropped = selfplay::dedup(&mut samples);
+        eprintln!("dropped {dropped} repeated positions");
     }
     eprintln!("training on {} positions", samples.len());
     let config = TrainConfig {

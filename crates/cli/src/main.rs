@@ -200,6 +200,9 @@ enum Command {
         /// symmetric images.
         #[arg(long)]
         no_symmetries: bool,
+        /// Keep one sample of each position (up to symmetry): the first.
+        #[arg(long)]
+        dedup: bool,
     },
     /// Serve the web page and WebSocket games (people and computers), kept in
     /// a database so that games survive a restart.
@@ -502,6 +505,7 @@ fn run(command: Command) -> Result<String> {
             seed,
             lambda,
             no_symmetries,
+            dedup,
         } => learn::train_command(
             &data,
             &out,
@@ -510,6 +514,7 @@ fn run(command: Command) -> Result<String> {
                 seed,
                 lambda,
                 symmetries: !no_symmetries,
+                dedup,
             },
         ),
         Command::Analyse {

@@ -19,7 +19,7 @@ use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use yolah::rng::{game_seed, splitmix64};
-use yolah::{Bitboard, Color, Position};
+use yolah::{Bitboard, Color, Position, Symmetry};
 use yolah_players::{from_spec, with_seed, Score, SpecError};
 
 const MAGIC: &[u8; 8] = b"YOLAHPOS";
@@ -306,9 +306,62 @@ pub fn selfplay(
     Ok(games.into_iter().flatten().collect())
 }
 
+/// Keeps the first of every set of samples whose positions are the same
+/// up to a symmetry of the board (the pieces, holes, scores and side to
+/// move), so that the openings every game passes through do not outweigh
+/// the rest; returns how many were dropped. Deterministic: the order of
+/// the samples kept is theirs.
+pub fn dedup(samples: &mut Vec<Sample>) -> usize {
+    let canonical = |pos: &Position| {
+        Symmetry::ALL
+            .iter()
+            .map(|&s| {
+                let p = pos.transformed(s);
+                let black = p.pieces(Color::Black).0;
+                (black, p.pieces(Color::White).0, p.holes().0)
+            })
+            .min()
+            .map(|board| {
+                (
+                    board,
+                    pos.score(Color::Black),
+                    pos.score(Color::White),
+                    pos.side_to_move(),
+                )
+            })
+    };
+    let before = samples.len();
+    let mut seen = std::collections::HashSet::with_capacity(before);
+    samples.retain(|s| seen.insert(canonical(&s.pos)));
+    before - samples.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dedup_keeps_the_first_of_each_position_up_to_symmetry() {
+        let start = Position::START;
+        let m = start.legal_moves()[3];
+        let mut after = start;
+        after.play(m);
+        let mirrored = after.transformed(Symmetry::ALL[5]);
+        assert_ne!(after, mirrored);
+        let sample = |pos, score| Sample {
+            pos,
+            score,
+            result: 0,
+        };
+        let mut samples = vec![
+            sample(start, 1),
+            sample(after, 2),
+            sample(start, 3),
+            sample(mirrored, 4),
+        ];
+        assert_eq!(dedup(&mut samples), 2);
+        assert_eq!(samples, vec![sample(start, 1), sample(after, 2)]);
+    }
 
     #[test]
     fn selfplay_round_trips_through_the_file_and_is_deterministic() {

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 use worker::Worker;
 use yolah::zobrist::{key, key_after};
-use yolah::{Color, Move, Position, Rng};
+use yolah::{Move, Position, Rng};
 
 mod endgame;
 mod worker;
@@ -294,12 +294,7 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
     fn search(&mut self, pos: &Position, mut search: Search<'_>) -> Analysis {
         let started = Instant::now();
         let budget = search.budget.unwrap_or(self.budget);
-        let (budget, target) = time_plan(
-            budget,
-            search.clock,
-            pos.side_to_move(),
-            self.options.time_management,
-        );
+        let (budget, target) = time_plan(budget, search.clock, pos, self.options.time_management);
         match endgame::attempt(&mut self.solver, pos, budget, search.stop) {
             Attempt::Solved(analysis) => {
                 search.report(&analysis);
@@ -317,27 +312,42 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
 
 /// How far past its target a search with a game clock may go while its
 /// best move keeps changing...
-const HARD_FACTOR: u32 = 4;
+const HARD_FACTOR: u32 = 3;
 /// ...but never past this share of the time left on its clock.
-const HARD_SHARE: u32 = 4;
+const HARD_SHARE: u32 = 2;
 
-/// With a game clock and time management on, a time budget (the clock's
-/// share for this move) becomes a target: the search may run on to a hard
-/// limit of [`HARD_FACTOR`] times the target, never past a [`HARD_SHARE`]th
-/// of the time left, and [`Worker::deepen`] decides between iterations
-/// whether to stop. Returns the hard budget and the target; without a
-/// clock (or with the option off) the budget stays as it is, and there is
-/// no target.
+/// About how many more moves the side to move of `pos` will make: a game
+/// from the start lasts about 32 plies, 16 moves a side, and every move
+/// fills a free square, so a side has about one move for every three and
+/// a half free squares.
+fn moves_to_go(pos: &Position) -> u32 {
+    (pos.free().count() * 2 / 7).clamp(2, 20)
+}
+
+/// With a game clock and time management on, the search plans its own
+/// time instead of taking the caller's share (`budget`, a time): a target
+/// of the time left spread over the moves still to come
+/// ([`moves_to_go`]) plus most of the increment, and a hard limit of
+/// [`HARD_FACTOR`] times the target, never past a [`HARD_SHARE`]th of the
+/// time left; [`Worker::deepen`] decides between iterations whether to
+/// stop. Returns the hard budget and the target; without a clock (or with
+/// the option off, or another budget) the budget stays as it is, and there
+/// is no target.
 fn time_plan(
     budget: Budget,
     clock: Option<GameClock>,
-    side: Color,
+    pos: &Position,
     on: bool,
 ) -> (Budget, Option<Duration>) {
     match (budget, clock) {
-        (Budget::Time(target), Some(clock)) if on => {
-            let left = clock.remaining[side as usize];
-            let hard = (target * HARD_FACTOR).min(left / HARD_SHARE).max(target);
+        (Budget::Time(_), Some(clock)) if on => {
+            let side = pos.side_to_move() as usize;
+            let left = clock.remaining[side];
+            let most = left / HARD_SHARE;
+            let target = (left / moves_to_go(pos) + clock.increment[side] * 3 / 4)
+                .min(most)
+                .max(Duration::from_millis(1));
+            let hard = (target * HARD_FACTOR).min(most).max(target);
             (Budget::Time(hard), Some(target))
         }
         _ => (budget, None),
@@ -480,36 +490,32 @@ mod tests {
     }
 
     #[test]
-    fn a_clock_turns_the_time_for_a_move_into_a_target() {
+    fn a_clock_gives_a_target_and_a_hard_limit() {
         let clock = GameClock {
-            remaining: [ms(10_000), ms(200)],
+            remaining: [ms(1_600), ms(200)],
             increment: [ms(100); 2],
         };
+        let start = Position::START;
+        assert_eq!(moves_to_go(&start), 16);
         let time = Budget::Time(ms(575));
-        // Up to four times the target, within a quarter of the time left.
+        // A sixteenth of the time left and three quarters of the increment,
+        // and three times that at most.
         assert_eq!(
-            time_plan(time, Some(clock), Color::Black, true),
-            (Budget::Time(ms(2300)), Some(ms(575)))
+            time_plan(time, Some(clock), &start, true),
+            (Budget::Time(ms(525)), Some(ms(175)))
         );
+        // Never past half the time left.
+        let mut white = start;
+        white.play(start.legal_moves()[0]);
+        assert_eq!(moves_to_go(&white), 15);
         assert_eq!(
-            time_plan(Budget::Time(ms(20)), Some(clock), Color::White, true),
-            (Budget::Time(ms(50)), Some(ms(20)))
-        );
-        // Never below the target itself.
-        assert_eq!(
-            time_plan(Budget::Time(ms(100)), Some(clock), Color::White, true).0,
-            Budget::Time(ms(100))
+            time_plan(time, Some(clock), &white, true),
+            (Budget::Time(ms(100)), Some(ms(200) / 15 + ms(75)))
         );
         // No clock, the option off, or another budget: unchanged.
-        assert_eq!(time_plan(time, None, Color::Black, true), (time, None));
-        assert_eq!(
-            time_plan(time, Some(clock), Color::Black, false),
-            (time, None)
-        );
+        assert_eq!(time_plan(time, None, &start, true), (time, None));
+        assert_eq!(time_plan(time, Some(clock), &start, false), (time, None));
         let depth = Budget::Depth(5);
-        assert_eq!(
-            time_plan(depth, Some(clock), Color::Black, true),
-            (depth, None)
-        );
+        assert_eq!(time_plan(depth, Some(clock), &start, true), (depth, None));
     }
 }

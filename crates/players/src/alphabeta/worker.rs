@@ -421,7 +421,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
 /// How much of its target time a managed search spends, by how many
 /// iterations in a row the best move has stayed the same (0: it just
 /// changed)...
-const STABILITY: [f64; 4] = [1.3, 1.0, 0.8, 0.6];
+const STABILITY: [f64; 4] = [1.7, 1.3, 1.0, 0.8];
 /// ...and a drop of the score by this much since the last iteration gives
 /// it half as much again.
 const FALLING_SCORE: i32 = 50;
