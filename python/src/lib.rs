@@ -1,0 +1,46 @@
+//! `yolah._yolah`: the engine, the players and the lab as a Python module.
+//!
+//! The Python package `yolah` (in `python/yolah/`) re-exports everything
+//! here and adds what is best written in Python: the PettingZoo
+//! environment and the Ray runs. Modules mirror the Rust layers:
+//!
+//! * [`game`]: `Move` and `Position`, and the errors for bad input;
+//! * [`observe`]: positions as NumPy planes and legal-move masks;
+//! * [`batch`]: whole random games and many positions at once, in Rust;
+//! * [`players`]: players from specs, matches and tournaments.
+//!
+//! Long Rust work (searches, matches, batches) releases the GIL.
+#![deny(missing_docs)]
+
+use pyo3::prelude::*;
+
+mod batch;
+mod game;
+mod observe;
+mod players;
+
+pub use game::{PyMove, PyPosition};
+
+/// The native module; `yolah/__init__.py` re-exports its contents.
+#[pymodule]
+fn _yolah(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("YolahError", py.get_type::<game::YolahError>())?;
+    m.add("IllegalMoveError", py.get_type::<game::IllegalMoveError>())?;
+    m.add("ParseError", py.get_type::<game::ParseError>())?;
+    m.add("SpecError", py.get_type::<players::SpecError>())?;
+    m.add("ACTIONS", observe::ACTIONS)?;
+    m.add("PLANES", observe::PLANES)?;
+    m.add_class::<PyMove>()?;
+    m.add_class::<PyPosition>()?;
+    m.add_class::<players::PyPlayer>()?;
+    m.add_function(wrap_pyfunction!(batch::random_games, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::random_game_moves, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::observations, m)?)?;
+    m.add_function(wrap_pyfunction!(players::play_match, m)?)?;
+    m.add_function(wrap_pyfunction!(players::tournament, m)?)?;
+    m.add_function(wrap_pyfunction!(players::tournament_games, m)?)?;
+    m.add_function(wrap_pyfunction!(game::replay, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,353 @@
+//! Players from specs, matches and tournaments, for Python. Every search,
+//! match and tournament runs with the GIL released.
+
+use crate::game::{PyPosition, YolahError};
+use pyo3::create_exception;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::sync::{Mutex, PoisonError};
+use yolah::Position;
+use yolah_lab::games::{run_match, Match, MatchSummary, TimeControl};
+use yolah_lab::tournament::{self as rounds, GameLine, Settings, Store};
+use yolah_players::{from_spec, Player, Score};
+
+create_exception!(
+    _yolah,
+    SpecError,
+    YolahError,
+    "A player spec that names no player or has a bad key or value."
+);
+
+fn spec_error(e: impl std::fmt::Display) -> PyErr {
+    SpecError::new_err(e.to_string())
+}
+
+fn lab_error(e: impl std::fmt::Display) -> PyErr {
+    YolahError::new_err(e.to_string())
+}
+
+/// A computer player made from a spec such as `"nn:time=100ms"`,
+/// `"mcts:iterations=20000,seed=3"` or `"alphabeta:depth=6,threads=2"`
+/// (the specs of the `yolah` command; see its README).
+///
+/// >>> p = Player("alphabeta:depth=3")
+/// >>> p.choose_move(Position())
+/// Move('…')
+#[pyclass(name = "Player", module = "yolah")]
+pub struct PyPlayer {
+    /// Python may share the object between threads; one search at a time.
+    player: Mutex<Box<dyn Player>>,
+}
+
+impl PyPlayer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn Player>> {
+        self.player.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl PyPlayer {
+    /// Makes the player of `spec`; raises `SpecError` for a bad spec.
+    #[new]
+    fn new(spec: &str) -> PyResult<PyPlayer> {
+        Ok(PyPlayer {
+            player: Mutex::new(from_spec(spec).map_err(spec_error)?),
+        })
+    }
+
+    /// The spec the player was made from.
+    #[getter]
+    fn spec(&self) -> String {
+        self.lock().spec().to_string()
+    }
+
+    /// The move the player makes in `position` (raises `IllegalMoveError`
+    /// once the game is over).
+    fn choose_move(&self, py: Python<'_>, position: &PyPosition) -> PyResult<crate::PyMove> {
+        let pos = checked(position)?;
+        Ok(crate::PyMove(py.detach(|| self.lock().choose_move(&pos))))
+    }
+
+    /// Searches `position` and returns a dict: `best_move`, `score` (a
+    /// number, or `None` for a player with no opinion), `score_unit`
+    /// (`"centipoints"`: 100 per point of final margin; `"win_rate"`: 0 to
+    /// 1; `"none"`), `depth`, `iterations`, `nodes`, `seconds`, `pv`.
+    fn analyse<'py>(&self, py: Python<'py>, position: &PyPosition) -> PyResult<Bound<'py, PyDict>> {
+        let pos = checked(position)?;
+        let a = py.detach(|| self.lock().analyse(&pos));
+        let d = PyDict::new(py);
+        d.set_item("best_move", a.best_move.to_string())?;
+        match a.score {
+            Score::Centipoints(c) => d.set_item("score", c)?,
+            Score::WinRate(p) => d.set_item("score", p)?,
+            Score::Unknown => d.set_item("score", py.None())?,
+        }
+        d.set_item("score_unit", a.score.unit())?;
+        d.set_item("depth", a.depth)?;
+        d.set_item("iterations", a.iterations)?;
+        d.set_item("nodes", a.nodes)?;
+        d.set_item("seconds", a.seconds)?;
+        let pv: Vec<String> = a.pv.iter().map(|m| m.to_string()).collect();
+        d.set_item("pv", pv)?;
+        Ok(d)
+    }
+
+    /// Forgets what the player learnt in the last game (tables, trees).
+    fn new_game(&self) {
+        self.lock().new_game();
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Player('{}')", self.lock().spec())
+    }
+}
+
+/// A position that still has a move to make.
+fn checked(position: &PyPosition) -> PyResult<Position> {
+    if position.0.is_game_over() {
+        return Err(crate::game::IllegalMoveError::new_err(
+            "the game is over: there is no move to choose",
+        ));
+    }
+    Ok(position.0)
+}
+
+fn time_control(tc: Option<&str>) -> PyResult<Option<TimeControl>> {
+    tc.map(TimeControl::parse).transpose().map_err(lab_error)
+}
+
+/// Plays `games` games between the players of specs `a` and `b`, as `yolah
+/// match` does (colours alternate, each pair of games from the same random
+/// opening, game `i` seeded by `(seed, i)`), on `threads` threads with the
+/// GIL released. Returns a dict: `games`, `a_wins`, `b_wins`, `draws`,
+/// `a_points`, `elo_diff`, `elo_ci95`, `a_forfeits`, `b_forfeits` and
+/// `records`, one game record (`moves`, `a_is_black`, `result`, scores)
+/// per game.
+#[pyfunction]
+#[pyo3(signature = (a, b, games, seed = 0, threads = 1, tc = None))]
+pub fn play_match<'py>(
+    py: Python<'py>,
+    a: &str,
+    b: &str,
+    games: u64,
+    seed: u64,
+    threads: usize,
+    tc: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    from_spec(a).map_err(spec_error)?;
+    from_spec(b).map_err(spec_error)?;
+    let tc = time_control(tc)?;
+    let threads = threads.clamp(1, 1024);
+    let played = py
+        .detach(|| {
+            let mut m = Match::new(a, b, games, seed);
+            m.tc = tc;
+            run_match(&m, threads, &|_| {})
+        })
+        .map_err(spec_error)?;
+    let points: Vec<f64> = played.iter().map(|g| g.a_points).collect();
+    let summary: MatchSummary = MatchSummary::from_points(&points);
+    let d = PyDict::new(py);
+    d.set_item("games", summary.games)?;
+    d.set_item("a_wins", summary.a_wins)?;
+    d.set_item("b_wins", summary.b_wins)?;
+    d.set_item("draws", summary.draws)?;
+    d.set_item("a_points", summary.a_points)?;
+    d.set_item("elo_diff", summary.elo_diff)?;
+    d.set_item("elo_ci95", summary.elo_ci95)?;
+    let forfeits = |a_side: bool| {
+        played
+            .iter()
+            .filter(|g| {
+                g.forfeit
+                    .as_ref()
+                    .is_some_and(|(c, _)| (*c == yolah::Color::Black) == (g.a_is_black == a_side))
+            })
+            .count()
+    };
+    d.set_item("a_forfeits", forfeits(true))?;
+    d.set_item("b_forfeits", forfeits(false))?;
+    let records = PyList::empty(py);
+    for g in &played {
+        let r = PyDict::new(py);
+        let moves: Vec<String> = g.moves.iter().map(|m| m.to_string()).collect();
+        r.set_item("moves", moves)?;
+        r.set_item("opening_plies", g.opening_plies)?;
+        r.set_item("a_is_black", g.a_is_black)?;
+        r.set_item("result", g.result)?;
+        r.set_item("black_score", g.scores.0)?;
+        r.set_item("white_score", g.scores.1)?;
+        r.set_item("a_points", g.a_points)?;
+        r.set_item("forfeit", g.forfeit.as_ref().map(|(_, why)| why.clone()))?;
+        records.append(r)?;
+    }
+    d.set_item("records", records)?;
+    Ok(d)
+}
+
+fn settings(
+    players: Vec<String>,
+    games_per_pair: u64,
+    seed: u64,
+    tc: Option<&str>,
+) -> PyResult<Settings> {
+    if players.len() < 2 {
+        return Err(YolahError::new_err(
+            "a tournament needs two players at least",
+        ));
+    }
+    for p in &players {
+        from_spec(p).map_err(spec_error)?;
+    }
+    time_control(tc)?;
+    Ok(Settings {
+        players,
+        games_per_pair,
+        seed,
+        tc: tc.map(str::to_string),
+    })
+}
+
+/// A game line as the dict `json.loads` makes of its JSONL line.
+fn line_to_dict<'py>(py: Python<'py>, line: &GameLine) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(line).map_err(lab_error)?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// Plays a round robin as `yolah tournament` does and returns a dict:
+/// `players`, `games` (one dict per game, the lines of the JSONL file) and
+/// `ratings` (per player: `elo` with `anchor` at 0, `ci95`, `games`,
+/// `points`). With `out`, games are appended to that JSONL file as they
+/// end and a rerun resumes it, exactly like the command's `--out`.
+#[pyfunction]
+#[pyo3(signature = (players, games_per_pair, seed = 0, threads = 1, out = None, tc = None, anchor = 0))]
+#[allow(clippy::too_many_arguments)]
+pub fn tournament<'py>(
+    py: Python<'py>,
+    players: Vec<String>,
+    games_per_pair: u64,
+    seed: u64,
+    threads: usize,
+    out: Option<&str>,
+    tc: Option<&str>,
+    anchor: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let settings = settings(players, games_per_pair, seed, tc)?;
+    let n = settings.players.len();
+    if anchor >= n {
+        return Err(YolahError::new_err(format!(
+            "anchor {anchor} is not a player's index (0 to {})",
+            n - 1
+        )));
+    }
+    let threads = threads.clamp(1, 1024);
+    let games = py.detach(|| -> Result<Vec<GameLine>, String> {
+        match out {
+            Some(path) => {
+                let store = Store::open(path, &settings).map_err(|e| e.to_string())?;
+                rounds::run(&settings, &store, threads, &|_, _| {}).map_err(|e| e.to_string())
+            }
+            None => {
+                let todo = all_games(&settings);
+                play_games(&settings, &todo, threads)
+            }
+        }
+    });
+    let games = games.map_err(YolahError::new_err)?;
+    let (ratings, _) = rounds::standings(n, &games, anchor);
+    let d = PyDict::new(py);
+    d.set_item("players", settings.players.clone())?;
+    let lines = PyList::empty(py);
+    for g in &games {
+        lines.append(line_to_dict(py, g)?)?;
+    }
+    d.set_item("games", lines)?;
+    let rated = PyList::empty(py);
+    for (spec, r) in settings.players.iter().zip(&ratings) {
+        let e = PyDict::new(py);
+        e.set_item("player", spec)?;
+        e.set_item("elo", r.elo)?;
+        e.set_item("ci95", r.ci95)?;
+        e.set_item("games", r.games)?;
+        e.set_item("points", r.points)?;
+        rated.append(e)?;
+    }
+    d.set_item("ratings", rated)?;
+    Ok(d)
+}
+
+/// Every (pair index, game) of a tournament, in the command's order.
+fn all_games(settings: &Settings) -> Vec<(usize, u64)> {
+    let pairs = rounds::pairs(settings.players.len()).len();
+    (0..pairs)
+        .flat_map(|k| (0..settings.games_per_pair).map(move |g| (k, g)))
+        .collect()
+}
+
+fn play_games(
+    settings: &Settings,
+    todo: &[(usize, u64)],
+    threads: usize,
+) -> Result<Vec<GameLine>, String> {
+    let pairs = rounds::pairs(settings.players.len());
+    let jobs = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(todo.len().max(1)) {
+            s.spawn(|| loop {
+                let t = jobs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(k, game)) = todo.get(t) else {
+                    return;
+                };
+                let line = rounds::play(settings, k, pairs[k], game).map_err(|e| e.to_string());
+                results
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((t, line));
+            });
+        }
+    });
+    let mut results = results
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    results.sort_by_key(|(t, _)| *t);
+    results.into_iter().map(|(_, line)| line).collect()
+}
+
+/// Plays chosen games of a tournament: `games` is a list of `(pair_index,
+/// game)` (pairs numbered as the command numbers them: (0,1), (0,2), …,
+/// (1,2), …). Game results depend only on the settings and the indices,
+/// so any split of a tournament's games over processes or machines gives
+/// the same lines as one `yolah tournament` run. Returns the line dicts in
+/// the order asked.
+#[pyfunction]
+#[pyo3(signature = (players, games_per_pair, games, seed = 0, threads = 1, tc = None))]
+pub fn tournament_games<'py>(
+    py: Python<'py>,
+    players: Vec<String>,
+    games_per_pair: u64,
+    games: Vec<(usize, u64)>,
+    seed: u64,
+    threads: usize,
+    tc: Option<&str>,
+) -> PyResult<Bound<'py, PyList>> {
+    let settings = settings(players, games_per_pair, seed, tc)?;
+    let pairs = rounds::pairs(settings.players.len()).len();
+    if let Some(&(k, g)) = games
+        .iter()
+        .find(|&&(k, g)| k >= pairs || g >= games_per_pair)
+    {
+        return Err(YolahError::new_err(format!(
+            "game ({k}, {g}) is not in this tournament ({pairs} pairs of {games_per_pair} games)"
+        )));
+    }
+    let threads = threads.clamp(1, 1024);
+    let lines = py
+        .detach(|| play_games(&settings, &games, threads))
+        .map_err(YolahError::new_err)?;
+    let list = PyList::empty(py);
+    for g in &lines {
+        list.append(line_to_dict(py, g)?)?;
+    }
+    Ok(list)
+}

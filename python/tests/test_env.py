@@ -1,0 +1,51 @@
+"""The PettingZoo environment."""
+
+import numpy as np
+import pytest
+
+pettingzoo = pytest.importorskip("pettingzoo")
+from pettingzoo.test import api_test  # noqa: E402
+
+import yolah  # noqa: E402
+
+
+def test_pettingzoo_api():
+    api_test(yolah.env(), num_cycles=200)
+
+
+def test_random_games_to_the_end():
+    rng = np.random.default_rng(0)
+    env = yolah.env()
+    for _ in range(5):
+        env.reset()
+        total = {"black": 0, "white": 0}
+        for agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            total[agent] += reward
+            if termination or truncation:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            assert len(legal) > 0
+            env.step(int(rng.choice(legal)))
+        final = env.unwrapped.position
+        assert final.is_game_over()
+        expected = {"draw": (0, 0), "black": (1, -1), "white": (-1, 1)}[final.winner]
+        assert (total["black"], total["white"]) == expected
+
+
+def test_an_illegal_action_loses():
+    env = yolah.env()
+    env.reset()
+    env.step(yolah.Move("d4:d3").action)  # a White piece, Black to move
+    assert env.terminations["black"]
+    assert env.rewards["black"] == -1
+
+
+def test_observations_are_each_agents_own():
+    env = yolah.env()
+    env.reset()
+    black = env.observe("black")["observation"]
+    white = env.observe("white")["observation"]
+    assert np.array_equal(black[0], white[1]) and np.array_equal(black[1], white[0])
+    assert env.observe("white")["action_mask"].sum() == 0

@@ -1,0 +1,82 @@
+"""Yolah: the board game's engine, players and tournaments, from Python.
+
+The engine is Rust (the ``yolah`` crate); this package is a thin layer over
+it, so a whole random game or a search runs at Rust's speed, and long work
+(searches, matches, tournaments, batches) releases the GIL.
+
+Start with :class:`Position` and :class:`Player`::
+
+    >>> import yolah
+    >>> pos = yolah.Position()
+    >>> len(pos.legal_moves())
+    56
+    >>> pos.play("d5:b7")
+    >>> pos.black_score
+    1
+
+Learning: :meth:`Position.observation` gives ``(PLANES, 8, 8)`` planes from
+the side to move's point of view and :meth:`Position.action_mask` the legal
+moves over ``ACTIONS`` = 4096 actions (``from * 64 + to``; the pass, written
+``a1:a1``, is action 0). :func:`env` is a PettingZoo AEC environment.
+"""
+
+from ._yolah import (
+    ACTIONS,
+    PLANES,
+    IllegalMoveError,
+    Move,
+    ParseError,
+    Player,
+    Position,
+    SpecError,
+    YolahError,
+    __version__,
+    observations,
+    play_match,
+    random_game_moves,
+    random_games,
+    replay,
+    tournament,
+    tournament_games,
+)
+
+
+def env(**kwargs):
+    """The PettingZoo AEC environment (needs ``pettingzoo``): see
+    :mod:`yolah.env`."""
+    from .environment import env as make
+
+    return make(**kwargs)
+
+
+def record(moves, start=None, **metadata):
+    """A game record as a dict (the JSON ``yolah replay`` reads): ``moves``
+    as ``from:to`` strings, an optional ``start`` position text, and any
+    other metadata fields."""
+    rec = {"moves": [str(m) for m in moves]}
+    if start is not None:
+        rec["start"] = start.to_text() if isinstance(start, Position) else str(start)
+    rec.update(metadata)
+    return rec
+
+
+__all__ = [
+    "ACTIONS",
+    "PLANES",
+    "IllegalMoveError",
+    "Move",
+    "ParseError",
+    "Player",
+    "Position",
+    "SpecError",
+    "YolahError",
+    "env",
+    "observations",
+    "play_match",
+    "random_game_moves",
+    "random_games",
+    "record",
+    "replay",
+    "tournament",
+    "tournament_games",
+]

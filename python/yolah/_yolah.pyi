@@ -1,0 +1,125 @@
+"""Type stubs of the native module (the Rust engine, players and lab)."""
+
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+ACTIONS: int
+"""Size of the action space: ``from * 64 + to``, 4096; the pass is 0."""
+PLANES: int
+"""Planes of an observation: ours, theirs, holes, empty squares."""
+
+class YolahError(ValueError):
+    """Base of every error yolah raises for bad input."""
+
+class IllegalMoveError(YolahError):
+    """A move the rules refuse, or a move after the end of the game."""
+
+class ParseError(YolahError):
+    """Text that is not a move, a position or a game record."""
+
+class SpecError(YolahError):
+    """A player spec with an unknown name, key or bad value."""
+
+MoveLike = Union["Move", str]
+
+class Move:
+    """A move ``from:to``; the pass is ``a1:a1`` (action 0)."""
+
+    def __init__(self, text: str) -> None: ...
+    @staticmethod
+    def pass_() -> Move: ...
+    @staticmethod
+    def from_action(action: int) -> Move:
+        """The move of action ``from * 64 + to``; raises ParseError."""
+    @property
+    def action(self) -> int: ...
+    @property
+    def from_square(self) -> str: ...
+    @property
+    def to_square(self) -> str: ...
+    @property
+    def is_pass(self) -> bool: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Position:
+    """A position; ``Position()`` is the start, ``Position(text)`` reads
+    what ``to_text()`` writes."""
+
+    def __init__(self, text: Optional[str] = None) -> None: ...
+    def to_text(self) -> str: ...
+    def legal_moves(self) -> list[Move]: ...
+    def play(self, move: MoveLike) -> None:
+        """Checked; raises IllegalMoveError and leaves the position as it was."""
+    def undo(self, move: MoveLike) -> None:
+        """Takes back ``move``, which must be the move that led here."""
+    def is_game_over(self) -> bool: ...
+    @property
+    def side_to_move(self) -> str: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def black_score(self) -> int: ...
+    @property
+    def white_score(self) -> int: ...
+    def score(self, color: str) -> int: ...
+    @property
+    def winner(self) -> Optional[str]:
+        """``"black"``, ``"white"`` or ``"draw"`` at the end, else None."""
+    @property
+    def black(self) -> int: ...
+    @property
+    def white(self) -> int: ...
+    @property
+    def holes(self) -> int: ...
+    def observation(self) -> npt.NDArray[np.float32]:
+        """``(PLANES, 8, 8)`` planes seen from the side to move."""
+    def action_mask(self) -> npt.NDArray[np.bool_]:
+        """``(ACTIONS,)``, true at each legal move's action."""
+    def copy(self) -> Position: ...
+    def __copy__(self) -> Position: ...
+    def __deepcopy__(self, memo: Any) -> Position: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class Player:
+    """A computer player from a spec such as ``"nn:time=100ms"``."""
+
+    def __init__(self, spec: str) -> None: ...
+    @property
+    def spec(self) -> str: ...
+    def choose_move(self, position: Position) -> Move: ...
+    def analyse(self, position: Position) -> dict[str, Any]:
+        """``best_move``, ``score``, ``score_unit``, ``depth``,
+        ``iterations``, ``nodes``, ``seconds``, ``pv``."""
+    def new_game(self) -> None: ...
+
+def random_games(games: int, seed: int = 0, threads: int = 1) -> dict[str, int]: ...
+def random_game_moves(games: int, seed: int = 0, first: int = 0) -> list[list[str]]: ...
+def observations(
+    positions: Sequence[Position],
+) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.bool_]]: ...
+def replay(record: Union[dict[str, Any], str]) -> Position: ...
+def play_match(
+    a: str, b: str, games: int, seed: int = 0, threads: int = 1, tc: Optional[str] = None
+) -> dict[str, Any]: ...
+def tournament(
+    players: Sequence[str],
+    games_per_pair: int,
+    seed: int = 0,
+    threads: int = 1,
+    out: Optional[str] = None,
+    tc: Optional[str] = None,
+    anchor: int = 0,
+) -> dict[str, Any]: ...
+def tournament_games(
+    players: Sequence[str],
+    games_per_pair: int,
+    games: Sequence[Tuple[int, int]],
+    seed: int = 0,
+    threads: int = 1,
+    tc: Optional[str] = None,
+) -> list[dict[str, Any]]: ...

@@ -1,0 +1,139 @@
+"""Yolah as a PettingZoo AEC environment.
+
+Agents are ``"black"`` and ``"white"``; Black moves first. Each step the
+agent to move picks one of ``ACTIONS`` = 4096 actions, ``from * 64 + to``
+(squares a1 = 0 … h8 = 63); a side with no move must play the pass, action
+0 (``a1:a1``). Observations are dicts:
+
+* ``observation``: float32 ``(PLANES, 8, 8)`` planes from the observing
+  agent's point of view (its pieces, the opponent's, holes, empty squares;
+  ``[plane, rank, file]``, a1 at ``[p, 0, 0]``);
+* ``action_mask``: int8 ``(4096,)``, 1 at the legal actions of the agent
+  to move (all 0 for the agent that waits, and at the end).
+
+Rewards come at the end: +1 to the winner, -1 to the loser, 0 each for a
+draw (most points wins; every move scores one point). An illegal action
+ends the game with -1 for the agent that played it (PettingZoo's
+``TerminateIllegalWrapper``), as in PettingZoo's classic games.
+
+>>> import yolah
+>>> e = yolah.env()
+>>> e.reset(seed=1)
+>>> obs, reward, termination, truncation, info = e.last()
+>>> int(obs["action_mask"].sum())
+56
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ._yolah import ACTIONS, PLANES, Move, Position
+
+AGENTS = ["black", "white"]
+
+
+def env(render_mode=None):
+    """The environment with PettingZoo's usual classic-game wrappers: an
+    illegal move loses, actions out of range are refused, and the AEC
+    call order is enforced."""
+    e = raw_env(render_mode=render_mode)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """The unwrapped environment (see the module's documentation)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "yolah_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode=None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (PLANES, 8, 8), dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (ACTIONS,), dtype=np.int8),
+                }
+            )
+            for a in AGENTS
+        }
+        self.action_spaces = {a: spaces.Discrete(ACTIONS) for a in AGENTS}
+        self.position = Position()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def observe(self, agent):
+        pos = self.position
+        planes = pos.observation()
+        if agent != pos.side_to_move:
+            # The observation is the observer's: swap "ours" and "theirs".
+            planes = planes[[1, 0, 2, 3]]
+        if agent == self.agent_selection and not pos.is_game_over():
+            mask = pos.action_mask().astype(np.int8)
+        else:
+            mask = np.zeros(ACTIONS, dtype=np.int8)
+        return {"observation": planes, "action_mask": mask}
+
+    def reset(self, seed=None, options=None):
+        # The game has no chance: the seed changes nothing, but is accepted.
+        self.position = Position()
+        self.agents = list(AGENTS)
+        self.rewards = {a: 0 for a in AGENTS}
+        self._cumulative_rewards = {a: 0 for a in AGENTS}
+        self.terminations = {a: False for a in AGENTS}
+        self.truncations = {a: False for a in AGENTS}
+        self.infos = {a: {} for a in AGENTS}
+        self.agent_selection = self.position.side_to_move
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0
+        self.position.play(Move.from_action(int(action)))
+        self.rewards = {a: 0 for a in AGENTS}
+        if self.position.is_game_over():
+            winner = self.position.winner
+            for a in AGENTS:
+                self.terminations[a] = True
+                self.rewards[a] = 0 if winner == "draw" else (1 if a == winner else -1)
+                self.infos[a] = {
+                    "black_score": self.position.black_score,
+                    "white_score": self.position.white_score,
+                }
+        else:
+            self.agent_selection = self.position.side_to_move
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = repr(self.position)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self):
+        pass
