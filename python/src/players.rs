@@ -284,34 +284,13 @@ fn all_games(settings: &Settings) -> Vec<(usize, u64)> {
         .collect()
 }
 
+/// Plays `todo` in memory (nothing stored).
 fn play_games(
     settings: &Settings,
     todo: &[(usize, u64)],
     threads: usize,
 ) -> Result<Vec<GameLine>, String> {
-    let pairs = rounds::pairs(settings.players.len());
-    let jobs = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(Vec::with_capacity(todo.len()));
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(todo.len().max(1)) {
-            s.spawn(|| loop {
-                let t = jobs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&(k, game)) = todo.get(t) else {
-                    return;
-                };
-                let line = rounds::play(settings, k, pairs[k], game).map_err(|e| e.to_string());
-                results
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push((t, line));
-            });
-        }
-    });
-    let mut results = results
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    results.sort_by_key(|(t, _)| *t);
-    results.into_iter().map(|(_, line)| line).collect()
+    rounds::play_games(settings, todo, threads, &|_| Ok(()), &|_| {}).map_err(|e| e.to_string())
 }
 
 /// Plays chosen games of a tournament: `games` is a list of `(pair_index,
@@ -332,15 +311,6 @@ pub fn tournament_games<'py>(
     tc: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let settings = settings(players, games_per_pair, seed, tc)?;
-    let pairs = rounds::pairs(settings.players.len()).len();
-    if let Some(&(k, g)) = games
-        .iter()
-        .find(|&&(k, g)| k >= pairs || g >= games_per_pair)
-    {
-        return Err(YolahError::new_err(format!(
-            "game ({k}, {g}) is not in this tournament ({pairs} pairs of {games_per_pair} games)"
-        )));
-    }
     let threads = threads.clamp(1, 1024);
     let lines = py
         .detach(|| play_games(&settings, &games, threads))

@@ -171,7 +171,7 @@ def test_match_and_tournament():
     # Any subset of games, in any order, is the same games.
     some = yolah.tournament_games(players, 2, [(2, 1), (0, 0)], seed=5)
     assert some == [t["games"][5], t["games"][0]]
-    with pytest.raises(yolah.YolahError, match="not in this tournament"):
+    with pytest.raises(yolah.YolahError, match="not in a tournament of 3 pairs"):
         yolah.tournament_games(players, 2, [(3, 0)], seed=5)
     with pytest.raises(yolah.SpecError):
         yolah.tournament(["random", "nonsense"], 2)

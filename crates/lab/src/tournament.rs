@@ -54,6 +54,8 @@ pub enum TournamentError {
     Spec(SpecError),
     /// The time control is bad.
     TimeControl(crate::games::ParseTimeControlError),
+    /// A game asked for is not one of the tournament's.
+    Game(String),
 }
 
 impl fmt::Display for TournamentError {
@@ -77,6 +79,7 @@ impl fmt::Display for TournamentError {
             ),
             TournamentError::Spec(e) => write!(f, "{e}"),
             TournamentError::TimeControl(e) => write!(f, "--tc: {e}"),
+            TournamentError::Game(why) => write!(f, "{why}"),
         }
     }
 }
@@ -363,21 +366,57 @@ pub fn run(
     let total = (pairs(settings.players.len()).len() as u64) * settings.games_per_pair;
     let already = store.games.len() as u64;
     progress(already, total);
-    let new_games = crate::parallel::map_indexed(
-        todo.len(),
+    let todo: Vec<(usize, u64)> = todo.into_iter().map(|(k, _, g)| (k, g)).collect();
+    let new_games = play_games(
+        settings,
+        &todo,
         threads,
-        |t| {
-            let (k, pair, game) = todo[t];
-            let line = play(settings, k, pair, game)?;
-            store.append(&line)?;
-            Ok::<_, TournamentError>(line)
-        },
+        &|line| store.append(line),
         &|done| progress(already + done, total),
     )?;
     let mut all = store.games.clone();
     all.extend(new_games);
     all.sort_by_key(|g| (g.pair, g.game));
     Ok(all)
+}
+
+/// Plays the games `todo`, each a (pair index, game) with pairs numbered as
+/// [`pairs`] numbers them, over `threads` workers, and returns their lines
+/// in the order of `todo`; `finished` sees each line as its game ends (to
+/// store it), `progress` the number finished. A game's line depends only
+/// on the settings and its indices, so any split of a tournament's games,
+/// over threads, processes or machines, gives the lines of one run.
+pub fn play_games(
+    settings: &Settings,
+    todo: &[(usize, u64)],
+    threads: usize,
+    finished: &(dyn Fn(&GameLine) -> Result<(), TournamentError> + Sync),
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<GameLine>, TournamentError> {
+    let pairs = pairs(settings.players.len());
+    crate::parallel::map_indexed(
+        todo.len(),
+        threads,
+        |t| {
+            let (k, game) = todo[t];
+            let pair = *pairs.get(k).ok_or_else(|| {
+                TournamentError::Game(format!(
+                    "pair {k} is not in a tournament of {} pairs",
+                    pairs.len()
+                ))
+            })?;
+            if game >= settings.games_per_pair {
+                return Err(TournamentError::Game(format!(
+                    "game {game} is not in a tournament of {} games a pair",
+                    settings.games_per_pair
+                )));
+            }
+            let line = play(settings, k, pair, game)?;
+            finished(&line)?;
+            Ok(line)
+        },
+        progress,
+    )
 }
 
 /// A pair's results, from the first player's side.
