@@ -202,14 +202,27 @@ impl PyPosition {
     /// history: give the move).
     fn undo(&mut self, m: &Bound<'_, PyAny>) -> PyResult<()> {
         let m = extract_move(m)?;
-        let mut before = self.0;
+        let wrong =
+            || IllegalMoveError::new_err(format!("{m} is not the move that led to this position"));
+        let pos = self.0;
+        // The engine's undo trusts its move: look first that it can be the
+        // last one (a piece of the side that moved on its target, a hole
+        // where it came from, a point to take back)...
+        let mover = pos.side_to_move().opponent();
+        let plausible = pos.ply() > 0
+            && (m.is_pass()
+                || (pos.pieces(mover).contains(m.to())
+                    && pos.holes().contains(m.from())
+                    && pos.score(mover) > 0));
+        if !plausible {
+            return Err(wrong());
+        }
+        // ...then that playing it again gives this position.
+        let mut before = pos;
         before.undo(m);
-        // Undo is exact only for the move that led here: check it.
         let mut again = before;
-        if before.ply() + 1 != self.0.ply() || again.try_play(m).is_err() || again != self.0 {
-            return Err(IllegalMoveError::new_err(format!(
-                "{m} is not the move that led to this position"
-            )));
+        if again.try_play(m).is_err() || again != pos {
+            return Err(wrong());
         }
         self.0 = before;
         Ok(())

@@ -68,8 +68,16 @@ def test_illegal_moves_raise_and_change_nothing():
         with pytest.raises(yolah.IllegalMoveError, match=why):
             pos.play(bad)
     assert pos == yolah.Position()
-    with pytest.raises(yolah.IllegalMoveError):
-        pos.undo("d5:b7")
+    for wrong in ["d5:b7", "a1:a1", "h8:a1"]:
+        with pytest.raises(yolah.IllegalMoveError, match="not the move that led"):
+            pos.undo(wrong)
+    played = pos.copy()
+    played.play("d5:b7")
+    for wrong in ["a1:a1", "e4:e6", "d5:b6", "h1:h2"]:
+        with pytest.raises(yolah.IllegalMoveError):
+            played.undo(wrong)
+    played.undo("d5:b7")
+    assert played == pos
     with pytest.raises(TypeError):
         pos.play(42)
     with pytest.raises(yolah.ParseError):
