@@ -4,6 +4,7 @@
 use crate::attacks::{queen_moves, shadow};
 use crate::position::select_bit;
 use crate::{Color, Move, Outcome, Position, Rng, Square};
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Plays uniformly random legal moves from `pos` to the end of the game and
@@ -140,7 +141,8 @@ impl RandomGamesStats {
         }
     }
 
-    fn merge(&mut self, other: &RandomGamesStats) {
+    /// Adds another run's totals to these.
+    pub fn merge(&mut self, other: &RandomGamesStats) {
         self.games += other.games;
         self.black_wins += other.black_wins;
         self.white_wins += other.white_wins;
@@ -153,8 +155,16 @@ impl RandomGamesStats {
 /// [`Rng::for_game`]`(seed, i)`, so the totals depend on the seed and the
 /// number of games, never on `threads`.
 pub fn random_games(games: u64, seed: u64, threads: usize) -> RandomGamesStats {
+    random_games_range(0..games, seed, threads)
+}
+
+/// Plays the random games numbered `range` of a run seeded `seed`: the
+/// totals of a run split into ranges, on as many machines, add up to those
+/// of [`random_games`] over the whole count.
+pub fn random_games_range(range: Range<u64>, seed: u64, threads: usize) -> RandomGamesStats {
     const CHUNK: u64 = 4096;
-    let next = AtomicU64::new(0);
+    let games = range.end;
+    let next = AtomicU64::new(range.start);
     // Each worker steps LANES games in turn: their dependency chains are
     // independent, so the CPU overlaps one game's lookups with another's.
     const LANES: usize = 4;
@@ -219,5 +229,9 @@ mod tests {
         assert_eq!(one.games, 5000);
         assert_eq!(one.black_wins + one.white_wins + one.draws, 5000);
         assert_ne!(one, random_games(5000, 10, 1));
+        let mut parts = random_games_range(0..1234, 9, 2);
+        parts.merge(&random_games_range(1234..5000, 9, 1));
+        assert_eq!(parts, one);
+        assert_eq!(random_games_range(7..7, 9, 2), RandomGamesStats::default());
     }
 }

@@ -245,7 +245,14 @@ pub fn tournament<'py>(
         match out {
             Some(path) => {
                 let store = Store::open(path, &settings).map_err(|e| e.to_string())?;
-                rounds::run(&settings, &store, threads, &|_, _| {}).map_err(|e| e.to_string())
+                rounds::run(
+                    &settings,
+                    &store,
+                    yolah_lab::shard::Shard::WHOLE,
+                    threads,
+                    &|_, _| {},
+                )
+                .map_err(|e| e.to_string())
             }
             None => {
                 let todo = all_games(&settings);

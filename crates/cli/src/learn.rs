@@ -2,21 +2,40 @@
 
 use anyhow::{bail, Result};
 use yolah_lab::selfplay;
+use yolah_lab::shard::Shard;
 
 pub fn selfplay_command(
     spec: &str,
     games: u64,
     seed: u64,
     threads: usize,
+    shard: Option<Shard>,
     out: &str,
 ) -> Result<String> {
-    let bar = crate::rank::progress_bar(games, "games");
-    let samples = selfplay::selfplay(spec, games, seed, threads, &|done| bar.set_position(done))?;
+    let Some(shard) = shard else {
+        let bar = crate::rank::progress_bar(games, "games");
+        let samples =
+            selfplay::selfplay(spec, games, seed, threads, &|done| bar.set_position(done))?;
+        bar.finish_and_clear();
+        selfplay::write(out, &samples)?;
+        return Ok(format!(
+            "{} positions from {games} games of {spec} written to {out}\n",
+            samples.len()
+        ));
+    };
+    let bar = crate::rank::progress_bar(shard.range(games).count() as u64, "games");
+    let (m, played) = selfplay::selfplay_shard(spec, games, seed, shard, threads, out, &|done| {
+        bar.set_position(done)
+    })?;
     bar.finish_and_clear();
-    selfplay::write(out, &samples)?;
     Ok(format!(
-        "{} positions from {games} games of {spec} written to {out}\n",
-        samples.len()
+        "shard {shard}: {} positions from games {}..{} of {games} of {spec} {} {out} \
+         (manifest {})\n",
+        m.positions,
+        m.first_game,
+        m.end_game,
+        if played { "written to" } else { "already in" },
+        selfplay::ShardManifest::path_for(out)
     ))
 }
 

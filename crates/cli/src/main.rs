@@ -6,6 +6,7 @@ mod compete;
 mod engine;
 mod learn;
 mod measure;
+mod merge;
 mod play;
 mod rank;
 mod solve;
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 use yolah::record::GameRecord;
 use yolah::Position;
 use yolah_lab::games::{Match, TimeControl};
+use yolah_lab::shard::Shard;
 use yolah_server::Limits;
 
 #[derive(Parser)]
@@ -57,7 +59,12 @@ enum Command {
         /// Worker threads.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: u16,
-        /// Print one JSON object.
+        /// Play only shard K of N of the run (1-based, such as 2/8), for
+        /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the
+        /// shards into what one run gives.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
+        /// Print one JSON object (what `yolah merge` reads of a shard).
         #[arg(long)]
         json: bool,
     },
@@ -129,6 +136,11 @@ enum Command {
         /// seconds, such as 10+0.1 (see match --tc).
         #[arg(long)]
         tc: Option<String>,
+        /// Play only shard K of N of the run (1-based, such as 2/8), for
+        /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the
+        /// shards into what one run gives.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -178,6 +190,30 @@ enum Command {
         /// The training file to write (format in crates/lab/src/selfplay.rs).
         #[arg(long)]
         out: String,
+        /// Play only shard K of N of the run (1-based, such as 2/8), for
+        /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the
+        /// shards (a shard also writes OUT.shard.json, and is skipped when
+        /// that says it is done) into what one run gives.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
+    },
+    /// Join the shards of a run played with --shard (or partial files of
+    /// one tournament) into what one run gives: tournament JSONL files,
+    /// self-play training files, or random-games --json outputs.
+    Merge {
+        /// The shard files, in any order.
+        #[arg(required = true)]
+        files: Vec<String>,
+        /// The merged file (tournaments and self-play); a tournament file
+        /// already there keeps its games and gains the others.
+        #[arg(long)]
+        out: Option<String>,
+        /// For tournaments: the player whose rating is 0 (default: the first).
+        #[arg(long)]
+        anchor: Option<String>,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Train the evaluation network on self-play positions.
     Train {
@@ -409,11 +445,13 @@ fn run(command: Command) -> Result<String> {
             games,
             seed,
             threads,
+            shard,
             json,
         } => Ok(measure::random_games_command(
             games,
             seed,
             threads.into(),
+            shard,
             json,
         )),
         Command::Replay { file, json } => measure::replay_command(&file, json),
@@ -455,6 +493,7 @@ fn run(command: Command) -> Result<String> {
             seed,
             anchor,
             tc,
+            shard,
             json,
         } => rank::tournament_command(
             yolah_lab::tournament::Settings {
@@ -463,6 +502,7 @@ fn run(command: Command) -> Result<String> {
                 seed,
                 tc,
             },
+            shard.unwrap_or(Shard::WHOLE),
             threads.into(),
             &out,
             anchor.as_deref(),
@@ -497,7 +537,14 @@ fn run(command: Command) -> Result<String> {
             seed,
             threads,
             out,
-        } => learn::selfplay_command(&player, games, seed, threads.into(), &out),
+            shard,
+        } => learn::selfplay_command(&player, games, seed, threads.into(), shard, &out),
+        Command::Merge {
+            files,
+            out,
+            anchor,
+            json,
+        } => merge::merge_command(&files, out.as_deref(), anchor.as_deref(), json),
         Command::Train {
             data,
             out,

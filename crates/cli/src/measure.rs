@@ -4,9 +4,10 @@ use anyhow::{anyhow, Result};
 use serde_json::json;
 use std::time::Instant;
 use yolah::perft::{divide, perft_threads};
-use yolah::playout::random_games;
+use yolah::playout::{random_games_range, RandomGamesStats};
 use yolah::record::{GameRecord, RecordError};
 use yolah::{Color, Position};
+use yolah_lab::shard::Shard;
 
 pub fn perft_command(
     pos: &Position,
@@ -57,38 +58,73 @@ pub fn perft_command(
     Ok(out)
 }
 
-pub fn random_games_command(games: u64, seed: u64, threads: usize, json: bool) -> String {
+pub fn random_games_command(
+    games: u64,
+    seed: u64,
+    threads: usize,
+    shard: Option<Shard>,
+    json: bool,
+) -> String {
+    let range = shard.unwrap_or(Shard::WHOLE).range(games);
     let start = Instant::now();
-    let s = random_games(games, seed, threads);
+    let s = random_games_range(range.clone(), seed, threads);
     let seconds = start.elapsed().as_secs_f64();
     let gps = s.games as f64 / seconds.max(1e-9);
     if json {
-        return format!(
-            "{}\n",
-            json!({
-                "games": s.games,
-                "seed": seed,
-                "threads": threads,
-                "black_wins": s.black_wins,
-                "white_wins": s.white_wins,
-                "draws": s.draws,
-                "plies": s.plies,
-                "seconds": seconds,
-                "games_per_second": gps,
-            })
-        );
+        let mut obj = stats_json(&s, seed);
+        obj["threads"] = threads.into();
+        obj["seconds"] = seconds.into();
+        obj["games_per_second"] = gps.into();
+        if let Some(shard) = shard {
+            obj["shard"] = shard.to_string().into();
+            obj["total_games"] = games.into();
+            obj["first_game"] = range.start.into();
+            obj["end_game"] = range.end.into();
+        }
+        return format!("{obj}\n");
     }
+    let what = match shard {
+        None => String::new(),
+        Some(shard) => format!(
+            "shard {shard} (games {}..{} of {games}): ",
+            range.start, range.end
+        ),
+    };
+    format!(
+        "{what}{}{seconds:.3} s, {gps:.0} games/s\n",
+        stats_text(
+            &s,
+            &format!(
+                "seed {seed}, {threads} thread{}",
+                if threads == 1 { "" } else { "s" }
+            )
+        )
+    )
+}
+
+/// The counts of random games as JSON fields.
+pub fn stats_json(s: &RandomGamesStats, seed: u64) -> serde_json::Value {
+    json!({
+        "games": s.games,
+        "seed": seed,
+        "black_wins": s.black_wins,
+        "white_wins": s.white_wins,
+        "draws": s.draws,
+        "plies": s.plies,
+    })
+}
+
+/// The counts of random games in words; `how` goes in the parentheses.
+pub fn stats_text(s: &RandomGamesStats, how: &str) -> String {
     let pct = |n: u64| 100.0 * n as f64 / s.games.max(1) as f64;
     format!(
-        "{} random games (seed {seed}, {threads} thread{}): black {:.1}%, white {:.1}%, draws {:.1}%\n\
-         {:.1} plies a game; {seconds:.3} s, {:.0} games/s\n",
+        "{} random games ({how}): black {:.1}%, white {:.1}%, draws {:.1}%\n\
+         {:.1} plies a game; ",
         s.games,
-        if threads == 1 { "" } else { "s" },
         pct(s.black_wins),
         pct(s.white_wins),
         pct(s.draws),
         s.plies as f64 / s.games.max(1) as f64,
-        gps
     )
 }
 

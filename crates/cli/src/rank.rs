@@ -4,7 +4,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use std::io::IsTerminal;
-use yolah_lab::tournament::{self, Settings, Store};
+use yolah_lab::shard::Shard;
+use yolah_lab::tournament::{self, GameLine, Settings, Store};
 use yolah_lab::tune::{self, Checkpoint, TuneSettings};
 use yolah_players::from_spec;
 
@@ -21,13 +22,13 @@ pub fn progress_bar(total: u64, unit: &str) -> ProgressBar {
 
 pub fn tournament_command(
     settings: Settings,
+    shard: Shard,
     threads: usize,
     out: &str,
     anchor: Option<&str>,
     json: bool,
 ) -> Result<String> {
     let players = &settings.players.clone();
-    let games_per_pair = settings.games_per_pair;
     if let Some(tc) = &settings.tc {
         yolah_lab::games::TimeControl::parse(tc).context("--tc")?;
     }
@@ -37,25 +38,83 @@ pub fn tournament_command(
             bail!("player {p:?} is listed twice");
         }
     }
-    let anchor = match anchor {
-        None => 0,
-        Some(a) => players
-            .iter()
-            .position(|p| p == a)
-            .ok_or_else(|| anyhow!("--anchor {a:?} is not one of the --players"))?,
-    };
+    let anchor = anchor_index(players, anchor)?;
     let store = Store::open(out, &settings)?;
     for w in &store.warnings {
         eprintln!("yolah: warning: {w}");
     }
-    let total = tournament::pairs(players.len()).len() as u64 * games_per_pair;
-    let bar = progress_bar(total, "games");
-    let games = tournament::run(&settings, &store, threads, &|done, _| {
+    let total = tournament::schedule(&settings).len() as u64;
+    let bar = progress_bar(shard.range(total).count() as u64, "games");
+    let games = tournament::run(&settings, &store, shard, threads, &|done, _| {
         bar.set_position(done)
     })?;
     bar.finish_and_clear();
-    let (ratings, records) = tournament::standings(players.len(), &games, anchor);
-    let forfeits = tournament::forfeits(players.len(), &games);
+    if shard != Shard::WHOLE {
+        let mine = shard.range(total);
+        if json {
+            return Ok(format!(
+                "{}\n",
+                json!({"shard": shard.to_string(), "first_game": mine.start,
+                       "end_game": mine.end, "games": games.len(), "out": out})
+            ));
+        }
+        return Ok(format!(
+            "shard {shard}: games {}..{} of {total} in {out} ({} in the file); \
+             when every shard is done: yolah merge --out FILE SHARD_FILES…\n",
+            mine.start,
+            mine.end,
+            games.len()
+        ));
+    }
+    Ok(standings_text(players, &games, anchor, json))
+}
+
+/// The index of the `--anchor` player (default: the first).
+fn anchor_index(players: &[String], anchor: Option<&str>) -> Result<usize> {
+    match anchor {
+        None => Ok(0),
+        Some(a) => players
+            .iter()
+            .position(|p| p == a)
+            .ok_or_else(|| anyhow!("--anchor {a:?} is not one of the --players")),
+    }
+}
+
+/// `yolah merge` of tournament files: the union of their games in `out`,
+/// and the table.
+pub fn merge_tournaments(
+    inputs: &[String],
+    out: &str,
+    anchor: Option<&str>,
+    json: bool,
+) -> Result<String> {
+    let merged = tournament::merge(inputs, out)?;
+    for w in &merged.warnings {
+        eprintln!("yolah: warning: {w}");
+    }
+    let players = &merged.settings.players;
+    let anchor = anchor_index(players, anchor)?;
+    let total = tournament::schedule(&merged.settings).len();
+    let missing = total - merged.games.len();
+    if missing > 0 {
+        eprintln!(
+            "yolah: warning: {missing} of the tournament's {total} games are in none of the files; \
+             the table counts the {} there are (running `yolah tournament` on {out} plays the rest)",
+            merged.games.len()
+        );
+    }
+    eprintln!(
+        "{} game(s) added to {out}, which holds {} of {total}",
+        merged.added,
+        merged.games.len()
+    );
+    Ok(standings_text(players, &merged.games, anchor, json))
+}
+
+/// The ratings table of finished games, as text or one JSON object.
+fn standings_text(players: &[String], games: &[GameLine], anchor: usize, json: bool) -> String {
+    let (ratings, records) = tournament::standings(players.len(), games, anchor);
+    let forfeits = tournament::forfeits(players.len(), games);
     let mut order: Vec<usize> = (0..players.len()).collect();
     order.sort_by(|&a, &b| ratings[b].elo.total_cmp(&ratings[a].elo));
     if json {
@@ -74,10 +133,10 @@ pub fn tournament_command(
                 json!({"a": players[p.a], "b": players[p.b], "a_wins": p.a_wins, "draws": p.draws, "b_wins": p.b_wins})
             })
             .collect();
-        return Ok(format!(
+        return format!(
             "{}\n",
             json!({"games": games.len(), "anchor": players[anchor], "ratings": table, "pairs": pairs})
-        ));
+        );
     }
     let width = players.iter().map(String::len).max().unwrap_or(6).max(6);
     // The forfeits column appears when someone forfeited.
@@ -120,7 +179,7 @@ pub fn tournament_command(
             players[p.a], players[p.b], p.a_wins, p.draws, p.b_wins
         );
     }
-    Ok(text)
+    text
 }
 
 pub fn tune_command(

@@ -9,6 +9,7 @@
 //! * [`tournament`]: round robins kept in a resumable JSONL file;
 //! * [`tune`]: the genetic algorithm for the alpha-beta weights;
 //! * [`selfplay`]: self-play positions for training, and their file format;
+//! * [`shard`]: cutting a run into shards for other processes or machines;
 //! * `train` (feature `train`, with candle): fitting the network.
 //!
 //! Every run follows from a seed: game *i* of a run seeded *s* is seeded by
@@ -29,6 +30,7 @@ pub mod games;
 mod parallel;
 pub mod ratings;
 pub mod selfplay;
+pub mod shard;
 pub mod tournament;
 #[cfg(feature = "train")]
 pub mod train;

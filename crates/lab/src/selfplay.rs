@@ -15,9 +15,12 @@
 //! | 31 | 0 |
 
 use crate::games::random_opening;
+use crate::shard::Shard;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
+use std::ops::Range;
 use yolah::rng::{game_seed, splitmix64};
 use yolah::{Bitboard, Color, Position, Symmetry};
 use yolah_players::{from_spec, with_seed, Score, SpecError};
@@ -65,6 +68,15 @@ pub enum DataError {
         /// Its size.
         bytes: u64,
     },
+    /// A shard's manifest is missing or does not match its file.
+    BadShard {
+        /// The manifest.
+        path: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Shards that do not make one whole run.
+    Merge(String),
     /// A record does not hold a position and result.
     BadRecord {
         /// The file.
@@ -110,6 +122,8 @@ impl fmt::Display for DataError {
                 record,
                 problem,
             } => write!(f, "{path}: record {record}: {problem}"),
+            DataError::BadShard { path, problem } => write!(f, "{path}: {problem}"),
+            DataError::Merge(why) => write!(f, "{why}"),
         }
     }
 }
@@ -296,14 +310,214 @@ pub fn selfplay(
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Sample>, DataError> {
+    selfplay_range(spec, 0..games, seed, threads, progress)
+}
+
+/// Self-play of the games numbered `range` of a run seeded `seed`: the
+/// samples of consecutive ranges, put end to end, are those of [`selfplay`]
+/// over the whole run.
+pub fn selfplay_range(
+    spec: &str,
+    range: Range<u64>,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<Sample>, DataError> {
     from_spec(spec).map_err(DataError::Spec)?;
+    let first = range.start;
     let games = crate::parallel::map_indexed(
-        games as usize,
+        range.count(),
         threads,
-        |i| selfplay_game(spec, seed, i as u64),
+        |i| selfplay_game(spec, seed, first + i as u64),
         progress,
     )?;
     Ok(games.into_iter().flatten().collect())
+}
+
+/// What a shard of a self-play run holds: written next to its training
+/// file as `FILE.shard.json`, so that [`merge`] can check the shards are
+/// one run's, all there, and put them in game order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardManifest {
+    /// The player's spec.
+    pub player: String,
+    /// Games in the whole run.
+    pub games: u64,
+    /// The run's seed.
+    pub seed: u64,
+    /// Which shard.
+    pub shard: Shard,
+    /// The first game of the shard.
+    pub first_game: u64,
+    /// One past its last game.
+    pub end_game: u64,
+    /// Positions in the shard's file.
+    pub positions: u64,
+}
+
+impl ShardManifest {
+    /// Where the manifest of the training file `data` lives.
+    pub fn path_for(data: &str) -> String {
+        format!("{data}.shard.json")
+    }
+
+    /// The manifest of the training file `data`, if it has one and that
+    /// file is whole.
+    pub fn read(data: &str) -> Result<ShardManifest, DataError> {
+        let path = Self::path_for(data);
+        let bad = |problem: String| DataError::BadShard {
+            path: path.clone(),
+            problem,
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            bad(format!(
+                "cannot read it ({e}); a self-play shard is written by `yolah selfplay --shard K/N`"
+            ))
+        })?;
+        let m: ShardManifest =
+            serde_json::from_str(&text).map_err(|e| bad(format!("not a shard manifest: {e}")))?;
+        if m.shard.range(m.games) != (m.first_game..m.end_game) {
+            return Err(bad(format!(
+                "games {}..{} are not shard {} of {}",
+                m.first_game, m.end_game, m.shard, m.games
+            )));
+        }
+        let bytes = std::fs::metadata(data)
+            .map_err(|error| DataError::Io {
+                action: "read",
+                path: data.to_string(),
+                error,
+            })?
+            .len();
+        if bytes != (MAGIC.len() + RECORD_BYTES * m.positions as usize) as u64 {
+            return Err(bad(format!(
+                "{data} holds {bytes} bytes, not the {} positions the manifest counts",
+                m.positions
+            )));
+        }
+        Ok(m)
+    }
+
+    /// Writes the manifest of the training file `data` (after it).
+    pub fn write(&self, data: &str) -> Result<(), DataError> {
+        let path = Self::path_for(data);
+        let text = serde_json::to_string_pretty(self).expect("serialises") + "\n";
+        write_atomically(&path, text.as_bytes())
+    }
+}
+
+/// Plays shard `shard` of a self-play run into the training file `out`
+/// and its manifest. A shard whose file and manifest are already there
+/// for the same run is not played again (a killed run of many shards
+/// resumes); returns the manifest and whether it was played now.
+pub fn selfplay_shard(
+    spec: &str,
+    games: u64,
+    seed: u64,
+    shard: Shard,
+    threads: usize,
+    out: &str,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(ShardManifest, bool), DataError> {
+    let range = shard.range(games);
+    if let Ok(m) = ShardManifest::read(out) {
+        if m.player == spec && m.games == games && m.seed == seed && m.shard == shard {
+            return Ok((m, false));
+        }
+    }
+    // A stale manifest must not vouch for the new file while it is written.
+    let _ = std::fs::remove_file(ShardManifest::path_for(out));
+    let samples = selfplay_range(spec, range.clone(), seed, threads, progress)?;
+    let tmp = format!("{out}.tmp");
+    write(&tmp, &samples)?;
+    std::fs::rename(&tmp, out).map_err(|error| DataError::Io {
+        action: "write",
+        path: out.to_string(),
+        error,
+    })?;
+    let manifest = ShardManifest {
+        player: spec.to_string(),
+        games,
+        seed,
+        shard,
+        first_game: range.start,
+        end_game: range.end,
+        positions: samples.len() as u64,
+    };
+    manifest.write(out)?;
+    Ok((manifest, true))
+}
+
+/// Puts the self-play shards `inputs` (training files with manifests, in
+/// any order) together into `out` in game order: the same bytes as one
+/// `selfplay` of the whole run. Every shard must be there once, all of one
+/// run. Returns the run (as a manifest of shard 1/1).
+pub fn merge(inputs: &[String], out: &str) -> Result<ShardManifest, DataError> {
+    let mut shards = Vec::new();
+    for path in inputs {
+        shards.push((ShardManifest::read(path)?, path));
+    }
+    let first = shards
+        .first()
+        .map(|(m, _)| m.clone())
+        .ok_or_else(|| DataError::Merge("no self-play shards to merge".into()))?;
+    for (m, path) in &shards {
+        if (&m.player, m.games, m.seed) != (&first.player, first.games, first.seed) {
+            return Err(DataError::Merge(format!(
+                "{path} is a shard of another run ({} games of {} seeded {}, not {} of {} seeded {})",
+                m.games, m.player, m.seed, first.games, first.player, first.seed
+            )));
+        }
+    }
+    let ordered =
+        crate::shard::complete(shards.into_iter().map(|(m, p)| (m.shard, (m, p))).collect())
+            .map_err(DataError::Merge)?;
+    let tmp = format!("{out}.tmp");
+    let io = |action, path: &str| {
+        let path = path.to_string();
+        move |error| DataError::Io {
+            action,
+            path,
+            error,
+        }
+    };
+    let mut output = BufWriter::new(File::create(&tmp).map_err(io("write", &tmp))?);
+    output.write_all(MAGIC).map_err(io("write", &tmp))?;
+    let mut positions = 0;
+    for (_, (m, path)) in &ordered {
+        let mut input = File::open(path.as_str()).map_err(io("read", path))?;
+        let mut magic = [0u8; 8];
+        input.read_exact(&mut magic).map_err(io("read", path))?;
+        let copied = std::io::copy(&mut input, &mut output).map_err(io("read", path))?;
+        if &magic != MAGIC || copied != m.positions * RECORD_BYTES as u64 {
+            return Err(DataError::Merge(format!(
+                "{path} changed while it was merged"
+            )));
+        }
+        positions += m.positions;
+    }
+    output.flush().map_err(io("write", &tmp))?;
+    drop(output);
+    std::fs::rename(&tmp, out).map_err(io("write", out))?;
+    Ok(ShardManifest {
+        shard: Shard::WHOLE,
+        first_game: 0,
+        end_game: first.games,
+        positions,
+        ..first
+    })
+}
+
+/// Writes `path` through a temporary file and a rename.
+fn write_atomically(path: &str, bytes: &[u8]) -> Result<(), DataError> {
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|error| DataError::Io {
+            action: "write",
+            path: path.to_string(),
+            error,
+        })
 }
 
 /// Keeps the first of every set of samples whose positions are the same

@@ -8,6 +8,7 @@
 
 use crate::games::play_match_game;
 use crate::ratings::{rate, GameResult, Rating};
+use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -162,6 +163,138 @@ pub struct Store {
     pub warnings: Vec<String>,
 }
 
+/// What a tournament file holds.
+struct Contents {
+    settings: Settings,
+    games: Vec<GameLine>,
+    warnings: Vec<String>,
+    /// Bytes of whole lines.
+    complete: u64,
+    /// Bytes of a half-written last line after them.
+    partial: usize,
+}
+
+/// Reads the tournament file at `path` line by line (no line may exceed
+/// [`MAX_LINE_BYTES`]), checking its header against `expected` if given.
+/// `None` when there is no file or it is empty.
+fn scan(path: &str, expected: Option<&Settings>) -> Result<Option<Contents>, TournamentError> {
+    let io = |action| {
+        move |error| TournamentError::Io {
+            action,
+            path: path.to_string(),
+            error,
+        }
+    };
+    let line_error = |line: usize, problem: String| TournamentError::Line {
+        path: path.to_string(),
+        line,
+        problem,
+    };
+    let file = match File::open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io("read")(e)),
+        Ok(file) => file,
+    };
+    let mut settings: Option<Settings> = None;
+    let mut warnings = Vec::new();
+    let mut games = Vec::new();
+    let mut seen = BTreeSet::new();
+    // Bytes of whole lines: everything after the last newline is a write
+    // that a crash cut short, and is cut off before appending.
+    let mut complete = 0u64;
+    let mut partial = 0usize;
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    for i in 0.. {
+        buf.clear();
+        let n = (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(io("read"))?;
+        if n == 0 {
+            break;
+        }
+        if buf.last() != Some(&b'\n') {
+            if n > MAX_LINE_BYTES {
+                return Err(line_error(
+                    i + 1,
+                    format!("line longer than {MAX_LINE_BYTES} bytes: not a tournament file"),
+                ));
+            }
+            // Shorter than the limit and no newline: the end of the file.
+            partial = n;
+            break;
+        }
+        complete += n as u64;
+        let text = std::str::from_utf8(&buf)
+            .map_err(|_| line_error(i + 1, "not UTF-8: not a tournament file".into()))?;
+        let parsed: Line = serde_json::from_str(text)
+            .map_err(|e| line_error(i + 1, format!("not a tournament line: {e}")))?;
+        match (&settings, parsed) {
+            (None, Line::Header(found)) => {
+                if expected.is_some_and(|s| s != &found) {
+                    return Err(TournamentError::OtherSettings {
+                        path: path.to_string(),
+                        found,
+                    });
+                }
+                settings = Some(found);
+            }
+            (None, Line::Game(_)) | (Some(_), Line::Header(_)) => {
+                return Err(line_error(
+                    i + 1,
+                    "the header must be the first line, and only it".into(),
+                ))
+            }
+            (Some(settings), Line::Game(g)) => {
+                let (a, b) = g.pair;
+                let k = settings.players.len();
+                if a >= k || b >= k || a >= b || g.game >= settings.games_per_pair {
+                    return Err(line_error(
+                        i + 1,
+                        format!("game {:?}/{} is not in this tournament", g.pair, g.game),
+                    ));
+                }
+                if seen.insert((g.pair, g.game)) {
+                    games.push(g);
+                } else {
+                    warnings.push(format!(
+                        "{path}:{}: game {:?}/{} is there twice; counted once",
+                        i + 1,
+                        g.pair,
+                        g.game
+                    ));
+                }
+            }
+        }
+    }
+    if partial > 0 {
+        warnings.push(format!(
+            "{path}: ignoring a half-written last line ({partial} bytes)"
+        ));
+    }
+    Ok(settings.map(|settings| Contents {
+        settings,
+        games,
+        warnings,
+        complete,
+        partial,
+    }))
+}
+
+/// The settings and games of an existing tournament file (a half-written
+/// last line is ignored, with a warning), without changing it.
+pub fn read(path: &str) -> Result<(Settings, Vec<GameLine>, Vec<String>), TournamentError> {
+    match scan(path, None)? {
+        Some(c) => Ok((c.settings, c.games, c.warnings)),
+        None => Err(TournamentError::Line {
+            path: path.to_string(),
+            line: 1,
+            problem: "no header: not a tournament file (or an empty one)".into(),
+        }),
+    }
+}
+
 impl Store {
     /// Opens (or creates) the tournament file at `path` for `settings`,
     /// reading it line by line (no line may exceed [`MAX_LINE_BYTES`]).
@@ -173,103 +306,17 @@ impl Store {
                 error,
             }
         };
-        let line_error = |line: usize, problem: String| TournamentError::Line {
-            path: path.to_string(),
-            line,
-            problem,
+        let (games, warnings, complete, partial) = match scan(path, Some(settings))? {
+            Some(c) => (c.games, c.warnings, c.complete, c.partial),
+            // No file, an empty one, or only half a header line.
+            None => (Vec::new(), Vec::new(), 0, 0),
         };
-        let mut warnings = Vec::new();
-        let mut games = Vec::new();
-        let mut seen = BTreeSet::new();
-        // Bytes of whole lines: everything after the last newline is a write
-        // that a crash cut short, and is cut off before appending.
-        let mut complete = 0u64;
-        let mut partial = 0usize;
-        match File::open(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io("read")(e)),
-            Ok(file) => {
-                let mut reader = BufReader::new(file);
-                let mut buf = Vec::new();
-                for i in 0.. {
-                    buf.clear();
-                    let n = (&mut reader)
-                        .take(MAX_LINE_BYTES as u64 + 1)
-                        .read_until(b'\n', &mut buf)
-                        .map_err(io("read"))?;
-                    if n == 0 {
-                        break;
-                    }
-                    if buf.last() != Some(&b'\n') {
-                        if n > MAX_LINE_BYTES {
-                            return Err(line_error(
-                                i + 1,
-                                format!("line longer than {MAX_LINE_BYTES} bytes: not a tournament file"),
-                            ));
-                        }
-                        // Shorter than the limit and no newline: the end of the file.
-                        partial = n;
-                        break;
-                    }
-                    complete += n as u64;
-                    let text = std::str::from_utf8(&buf).map_err(|_| {
-                        line_error(i + 1, "not UTF-8: not a tournament file".into())
-                    })?;
-                    let parsed: Line = serde_json::from_str(text)
-                        .map_err(|e| line_error(i + 1, format!("not a tournament line: {e}")))?;
-                    match (i, parsed) {
-                        (0, Line::Header(found)) => {
-                            if &found != settings {
-                                return Err(TournamentError::OtherSettings {
-                                    path: path.to_string(),
-                                    found,
-                                });
-                            }
-                        }
-                        (0, Line::Game(_)) | (_, Line::Header(_)) => {
-                            return Err(line_error(
-                                i + 1,
-                                "the header must be the first line, and only it".into(),
-                            ))
-                        }
-                        (_, Line::Game(g)) => {
-                            let (a, b) = g.pair;
-                            let k = settings.players.len();
-                            if a >= k || b >= k || a >= b || g.game >= settings.games_per_pair {
-                                return Err(line_error(
-                                    i + 1,
-                                    format!(
-                                        "game {:?}/{} is not in this tournament",
-                                        g.pair, g.game
-                                    ),
-                                ));
-                            }
-                            if seen.insert((g.pair, g.game)) {
-                                games.push(g);
-                            } else {
-                                warnings.push(format!(
-                                    "{path}:{}: game {:?}/{} is there twice; counted once",
-                                    i + 1,
-                                    g.pair,
-                                    g.game
-                                ));
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        if partial > 0 {
-            warnings.push(format!(
-                "{path}: ignoring a half-written last line ({partial} bytes)"
-            ));
-        }
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(io("open"))?;
-        if partial > 0 {
+        if partial > 0 || complete == 0 {
             file.set_len(complete)
                 .map_err(io("cut the half-written line off"))?;
         }
@@ -347,26 +394,41 @@ pub fn play(
     })
 }
 
-/// Plays every game not yet in `store` over `threads` workers, appending
-/// each as it ends; `progress` gets (done, total) after each game.
+/// Every game of a tournament as (pair index, game), game-major: game 0 of
+/// every pair, then game 1 of every pair, and so on. Shards cut this
+/// order, so each shard gets a fair share of every pair's games.
+pub fn schedule(settings: &Settings) -> Vec<(usize, u64)> {
+    let pairs = pairs(settings.players.len()).len();
+    (0..settings.games_per_pair)
+        .flat_map(|g| (0..pairs).map(move |k| (k, g)))
+        .collect()
+}
+
+/// Plays every game of `shard` ([`Shard::WHOLE`] for the whole tournament)
+/// not yet in `store` over `threads` workers, appending each as it ends;
+/// `progress` gets (done, total) of the shard after each game. Returns
+/// every game in the store, sorted by pair and game.
 pub fn run(
     settings: &Settings,
     store: &Store,
+    shard: Shard,
     threads: usize,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<Vec<GameLine>, TournamentError> {
     let done: BTreeSet<((usize, usize), u64)> =
         store.games.iter().map(|g| (g.pair, g.game)).collect();
-    let todo: Vec<(usize, (usize, usize), u64)> = pairs(settings.players.len())
-        .into_iter()
-        .enumerate()
-        .flat_map(|(k, p)| (0..settings.games_per_pair).map(move |g| (k, p, g)))
-        .filter(|&(_, p, g)| !done.contains(&(p, g)))
+    let pairs = pairs(settings.players.len());
+    let all = schedule(settings);
+    let range = shard.range(all.len() as u64);
+    let mine = &all[range.start as usize..range.end as usize];
+    let todo: Vec<(usize, u64)> = mine
+        .iter()
+        .copied()
+        .filter(|&(k, g)| !done.contains(&(pairs[k], g)))
         .collect();
-    let total = (pairs(settings.players.len()).len() as u64) * settings.games_per_pair;
-    let already = store.games.len() as u64;
+    let total = mine.len() as u64;
+    let already = total - todo.len() as u64;
     progress(already, total);
-    let todo: Vec<(usize, u64)> = todo.into_iter().map(|(k, _, g)| (k, g)).collect();
     let new_games = play_games(
         settings,
         &todo,
@@ -378,6 +440,71 @@ pub fn run(
     all.extend(new_games);
     all.sort_by_key(|g| (g.pair, g.game));
     Ok(all)
+}
+
+/// What [`merge`] did.
+#[derive(Debug)]
+pub struct Merged {
+    /// The tournament.
+    pub settings: Settings,
+    /// Every game now in the output, sorted by pair and game.
+    pub games: Vec<GameLine>,
+    /// Games the inputs added to the output.
+    pub added: usize,
+    /// Things worth telling the user (cut-off lines, games in several inputs).
+    pub warnings: Vec<String>,
+}
+
+/// Merges the tournament files `inputs` (shards of one tournament, or
+/// partial runs of it) into `out`, which may already hold games of it: the
+/// union of their games, each once. Files of another tournament are
+/// refused; a game found twice keeps its first line.
+pub fn merge(inputs: &[String], out: &str) -> Result<Merged, TournamentError> {
+    let first = inputs
+        .first()
+        .ok_or_else(|| TournamentError::Game("no tournament files to merge".into()))?;
+    let (settings, _, _) = read(first)?;
+    let store = Store::open(out, &settings)?;
+    let mut warnings = store.warnings.clone();
+    let mut have: BTreeSet<((usize, usize), u64)> =
+        store.games.iter().map(|g| (g.pair, g.game)).collect();
+    let mut games = store.games.clone();
+    let mut added = 0;
+    for path in inputs {
+        if path == out {
+            continue;
+        }
+        let (found, lines, mut notes) = read(path)?;
+        if found != settings {
+            return Err(TournamentError::OtherSettings {
+                path: path.clone(),
+                found,
+            });
+        }
+        warnings.append(&mut notes);
+        let mut repeated = 0;
+        for g in lines {
+            if have.insert((g.pair, g.game)) {
+                store.append(&g)?;
+                games.push(g);
+                added += 1;
+            } else {
+                repeated += 1;
+            }
+        }
+        if repeated > 0 {
+            warnings.push(format!(
+                "{path}: {repeated} game(s) already merged from another file; kept the first"
+            ));
+        }
+    }
+    games.sort_by_key(|g| (g.pair, g.game));
+    Ok(Merged {
+        settings,
+        games,
+        added,
+        warnings,
+    })
 }
 
 /// Plays the games `todo`, each a (pair index, game) with pairs numbered as

@@ -1,6 +1,7 @@
 //! Tournaments resume exactly: a crash (a truncated file) loses only the
 //! unfinished line, and the totals equal those of an uninterrupted run.
 
+use yolah_lab::shard::Shard;
 use yolah_lab::tournament::{run, standings, Settings, Store, MAX_LINE_BYTES};
 
 fn settings() -> Settings {
@@ -27,7 +28,7 @@ fn temp(name: &str) -> String {
 fn play_all(path: &str) -> Vec<yolah_lab::tournament::GameLine> {
     let s = settings();
     let store = Store::open(path, &s).unwrap();
-    run(&s, &store, 2, &|_, _| {}).unwrap()
+    run(&s, &store, Shard::WHOLE, 2, &|_, _| {}).unwrap()
 }
 
 #[test]
@@ -56,7 +57,7 @@ fn resume_after_a_crash_gives_the_same_totals() {
         "{:?}",
         store.warnings
     );
-    let resumed = run(&s, &store, 2, &|_, _| {}).unwrap();
+    let resumed = run(&s, &store, Shard::WHOLE, 2, &|_, _| {}).unwrap();
     assert_eq!(resumed, full, "the same games, each once");
     let (r1, p1) = standings(3, &full, 0);
     let (r2, p2) = standings(3, &resumed, 0);

@@ -1,0 +1,143 @@
+//! `yolah merge`: the shards of a run played with `--shard`, joined into
+//! what one run gives. The kind of run is read off the first file.
+
+use crate::measure::{stats_json, stats_text};
+use anyhow::{anyhow, bail, Context, Result};
+use serde::Deserialize;
+use std::io::Read;
+use yolah::playout::RandomGamesStats;
+use yolah_lab::selfplay;
+use yolah_lab::shard::{complete, Shard};
+
+/// What a shard file holds.
+enum Kind {
+    Tournament,
+    Selfplay,
+    RandomGames,
+}
+
+/// Reads the start of `path` to tell its kind.
+fn kind(path: &str) -> Result<Kind> {
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64 << 10).read_to_end(&mut head))
+        .with_context(|| format!("cannot read {path}"))?;
+    if head.starts_with(b"YOLAHPOS") {
+        return Ok(Kind::Selfplay);
+    }
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_slice(first_line).map_err(|_| {
+        anyhow!(
+            "{path} is neither a tournament file, a self-play training file nor \
+             the --json output of a random-games shard"
+        )
+    })?;
+    if value["type"] == "header" {
+        Ok(Kind::Tournament)
+    } else if value.get("black_wins").is_some() {
+        Ok(Kind::RandomGames)
+    } else {
+        bail!("{path}: a JSON object that is neither a tournament header nor random-games counts")
+    }
+}
+
+pub fn merge_command(
+    files: &[String],
+    out: Option<&str>,
+    anchor: Option<&str>,
+    json: bool,
+) -> Result<String> {
+    let first = files.first().ok_or_else(|| anyhow!("no files to merge"))?;
+    let need_out = |what: &str| out.ok_or_else(|| anyhow!("merging {what} needs --out FILE"));
+    match kind(first)? {
+        Kind::Tournament => {
+            crate::rank::merge_tournaments(files, need_out("tournaments")?, anchor, json)
+        }
+        Kind::Selfplay => {
+            let out = need_out("self-play shards")?;
+            let m = selfplay::merge(files, out)?;
+            if json {
+                return Ok(format!(
+                    "{}\n",
+                    serde_json::json!({"player": m.player, "games": m.games, "seed": m.seed,
+                                       "positions": m.positions, "shards": files.len(), "out": out})
+                ));
+            }
+            Ok(format!(
+                "{} positions from {} games of {} written to {out} (merged from {} shards)\n",
+                m.positions,
+                m.games,
+                m.player,
+                files.len()
+            ))
+        }
+        Kind::RandomGames => {
+            if out.is_some() {
+                bail!("random-games shards merge into counts on standard output: no --out");
+            }
+            merge_random_games(files, json)
+        }
+    }
+}
+
+/// The fields of a random-games shard's `--json` output that merging needs.
+#[derive(Deserialize)]
+struct RandomGamesShard {
+    shard: Shard,
+    total_games: u64,
+    first_game: u64,
+    end_game: u64,
+    seed: u64,
+    games: u64,
+    black_wins: u64,
+    white_wins: u64,
+    draws: u64,
+    plies: u64,
+}
+
+fn merge_random_games(files: &[String], json: bool) -> Result<String> {
+    let mut shards = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+        let s: RandomGamesShard = serde_json::from_str(text.trim()).map_err(|e| {
+            anyhow!("{path}: not the --json output of `yolah random-games --shard K/N`: {e}")
+        })?;
+        if s.shard.range(s.total_games) != (s.first_game..s.end_game)
+            || s.games != s.end_game - s.first_game
+            || s.black_wins + s.white_wins + s.draws != s.games
+        {
+            bail!("{path}: its counts do not add up for shard {}", s.shard);
+        }
+        shards.push((s.shard, (s, path)));
+    }
+    let (seed, total) = (shards[0].1 .0.seed, shards[0].1 .0.total_games);
+    if let Some((_, (s, path))) = shards
+        .iter()
+        .find(|(_, (s, _))| (s.seed, s.total_games) != (seed, total))
+    {
+        bail!(
+            "{path} is a shard of another run ({} games seeded {}, not {total} seeded {seed})",
+            s.total_games,
+            s.seed
+        );
+    }
+    let shards = complete(shards).map_err(|e| anyhow!(e))?;
+    let count = shards.len();
+    let mut sum = RandomGamesStats::default();
+    for (_, (s, _)) in &shards {
+        sum.merge(&RandomGamesStats {
+            games: s.games,
+            black_wins: s.black_wins,
+            white_wins: s.white_wins,
+            draws: s.draws,
+            plies: s.plies,
+        });
+    }
+    if json {
+        let mut obj = stats_json(&sum, seed);
+        obj["shards"] = count.into();
+        return Ok(format!("{obj}\n"));
+    }
+    let text = stats_text(&sum, &format!("seed {seed}, merged from {count} shards"));
+    Ok(format!("{}\n", text.trim_end_matches("; ")))
+}

@@ -1,0 +1,239 @@
+//! `--shard K/N` and `yolah merge`: a run cut into shards, each played on
+//! its own, merges into exactly what one run gives.
+
+use std::process::{Command, Output};
+
+fn yolah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(args)
+        .output()
+        .expect("the yolah binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = yolah(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {err}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let out = yolah(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("yolah-shard-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn path(d: &std::path::Path, name: &str) -> String {
+    d.join(name).to_string_lossy().into_owned()
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text.trim()).expect("one JSON object")
+}
+
+#[test]
+fn random_games_shards_add_up_to_the_whole_run() {
+    let d = dir("random");
+    let whole = json(&ok(&[
+        "random-games",
+        "--games",
+        "5000",
+        "--seed",
+        "3",
+        "--json",
+    ]));
+    let mut files = Vec::new();
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let out = ok(&[
+            "random-games",
+            "--games",
+            "5000",
+            "--seed",
+            "3",
+            "--shard",
+            &shard,
+            "--json",
+        ]);
+        let v = json(&out);
+        assert_eq!(v["shard"], shard.as_str());
+        assert_eq!(v["total_games"], 5000);
+        let f = path(&d, &format!("r{k}.json"));
+        std::fs::write(&f, out).unwrap();
+        files.push(f);
+    }
+    // Any order.
+    files.reverse();
+    let mut args = vec!["merge", "--json"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = json(&ok(&args));
+    for key in [
+        "games",
+        "seed",
+        "black_wins",
+        "white_wins",
+        "draws",
+        "plies",
+    ] {
+        assert_eq!(merged[key], whole[key], "{key}");
+    }
+    assert_eq!(merged["shards"], 3);
+    files.reverse();
+    let text = ok(&["merge", &files[0], &files[1], &files[2]]);
+    assert!(
+        text.starts_with("5000 random games (seed 3, merged from 3 shards)"),
+        "{text}"
+    );
+
+    fails_with(&["merge", &files[0], &files[2]], "missing shard(s) 2/3");
+    fails_with(
+        &["merge", &files[0], &files[0], &files[1], &files[2]],
+        "there twice",
+    );
+    let other = path(&d, "other.json");
+    std::fs::write(
+        &other,
+        ok(&[
+            "random-games",
+            "--games",
+            "5000",
+            "--seed",
+            "4",
+            "--shard",
+            "2/3",
+            "--json",
+        ]),
+    )
+    .unwrap();
+    fails_with(&["merge", &files[0], &other, &files[2]], "another run");
+    fails_with(&["random-games", "--shard", "4/3"], "not a shard");
+    fails_with(&["random-games", "--shard", "0/3"], "K/N");
+    fails_with(&["merge", "--out", "x", &files[0]], "no --out");
+}
+
+#[test]
+fn selfplay_shards_merge_into_the_bytes_of_one_run() {
+    let d = dir("selfplay");
+    let whole = path(&d, "whole.bin");
+    let common = [
+        "selfplay",
+        "--player",
+        "alphabeta:depth=1",
+        "--games",
+        "7",
+        "--seed",
+        "2",
+    ];
+    let mut args = common.to_vec();
+    args.extend(["--out", &whole]);
+    ok(&args);
+    let shards: Vec<String> = (1..=3).map(|k| path(&d, &format!("s{k}.bin"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let shard = format!("{}/3", k + 1);
+        let mut args = common.to_vec();
+        args.extend(["--shard", &shard, "--out", out, "--threads", "2"]);
+        let text = ok(&args);
+        assert!(text.contains("written to"), "{text}");
+        // Again: the shard is done and is not played twice.
+        let text = ok(&args);
+        assert!(text.contains("already in"), "{text}");
+    }
+    let merged = path(&d, "merged.bin");
+    let text = ok(&[
+        "merge", "--out", &merged, &shards[2], &shards[0], &shards[1],
+    ]);
+    assert!(text.contains("from 7 games of alphabeta:depth=1"), "{text}");
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+
+    fails_with(
+        &["merge", "--out", &merged, &shards[0], &shards[2]],
+        "missing shard(s) 2/3",
+    );
+    fails_with(&["merge", &shards[0]], "needs --out");
+    fails_with(&["merge", "--out", &merged, &whole], "shard.json");
+    // A shard file cut short no longer matches its manifest.
+    let bytes = std::fs::read(&shards[1]).unwrap();
+    std::fs::write(&shards[1], &bytes[..bytes.len() - 32]).unwrap();
+    fails_with(
+        &[
+            "merge", "--out", &merged, &shards[0], &shards[1], &shards[2],
+        ],
+        "not the",
+    );
+}
+
+#[test]
+fn tournament_shards_merge_into_the_table_of_one_run() {
+    let d = dir("tournament");
+    let players = ["random", "alphabeta:depth=1", "mc:playouts=30"];
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec!["tournament", "--players"];
+        args.extend(players);
+        args.extend(["--games-per-pair", "4", "--seed", "7", "--out", out]);
+        args.extend(extra);
+        ok(&args)
+    };
+    let whole = path(&d, "whole.jsonl");
+    let table = json(&run(&whole, &["--json"]));
+    let shards: Vec<String> = (1..=2).map(|k| path(&d, &format!("t{k}.jsonl"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let shard = format!("{}/2", k + 1);
+        let v = json(&run(out, &["--shard", &shard, "--json"]));
+        assert_eq!(v["games"], 6, "{v}");
+    }
+    let merged = path(&d, "merged.jsonl");
+    let out = ok(&["merge", "--out", &merged, "--json", &shards[1], &shards[0]]);
+    assert_eq!(json(&out), table);
+    // The merged file is a whole tournament: running it plays nothing.
+    assert_eq!(json(&run(&merged, &["--json"])), table);
+    let lines = |p: &str| {
+        let mut l: Vec<String> = std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        l.sort();
+        l
+    };
+    assert_eq!(lines(&merged), lines(&whole));
+
+    // One shard alone: a warning and the partial table.
+    let partial = path(&d, "partial.jsonl");
+    let out = yolah(&["merge", "--out", &partial, &shards[0]]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("6 of the tournament's 12 games"));
+    let other = path(&d, "other.jsonl");
+    let mut args = vec!["tournament", "--players"];
+    args.extend(players);
+    args.extend([
+        "--games-per-pair",
+        "4",
+        "--seed",
+        "8",
+        "--shard",
+        "1/2",
+        "--out",
+        &other,
+    ]);
+    ok(&args);
+    fails_with(
+        &["merge", "--out", &partial, &other],
+        "belongs to another tournament",
+    );
+    fails_with(
+        &["merge", "--out", &partial, "/nonexistent/t.jsonl"],
+        "/nonexistent/t.jsonl",
+    );
+}
