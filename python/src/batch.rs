@@ -13,17 +13,21 @@ use yolah::{Position, Rng};
 /// threads (the GIL released) and returns a dict of `games`,
 /// `black_wins`, `white_wins`, `draws` and `plies`. Game `i` draws from a
 /// generator seeded by `(seed, i)`, exactly as `yolah random-games`, so
-/// the counts are the CLI's for the same seed, whatever `threads`.
+/// the counts are the CLI's for the same seed, whatever `threads`. With
+/// `first`, the games are those numbered `first .. first + games` of the
+/// run: counts of consecutive ranges add up to the counts of the whole.
 #[pyfunction]
-#[pyo3(signature = (games, seed = 0, threads = 1))]
+#[pyo3(signature = (games, seed = 0, threads = 1, first = 0))]
 pub fn random_games<'py>(
     py: Python<'py>,
     games: u64,
     seed: u64,
     threads: usize,
+    first: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let threads = threads.clamp(1, 1024);
-    let stats = py.detach(|| yolah::playout::random_games(games, seed, threads));
+    let range = first..first.saturating_add(games);
+    let stats = py.detach(|| yolah::playout::random_games_range(range, seed, threads));
     let d = PyDict::new(py);
     d.set_item("games", stats.games)?;
     d.set_item("black_wins", stats.black_wins)?;

@@ -7,7 +7,8 @@
 //! * [`game`]: `Move` and `Position`, and the errors for bad input;
 //! * [`observe`]: positions as NumPy planes and legal-move masks;
 //! * [`batch`]: whole random games and many positions at once, in Rust;
-//! * [`players`]: players from specs, matches and tournaments.
+//! * [`players`]: players from specs, matches and tournaments;
+//! * [`shards`]: the pieces of runs split by game index (`yolah.distributed`).
 //!
 //! Long Rust work (searches, matches, batches) releases the GIL.
 #![deny(missing_docs)]
@@ -18,6 +19,7 @@ mod batch;
 mod game;
 mod observe;
 mod players;
+mod shards;
 
 pub use game::{PyMove, PyPosition};
 
@@ -41,6 +43,12 @@ fn _yolah(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(players::tournament, m)?)?;
     m.add_function(wrap_pyfunction!(players::tournament_games, m)?)?;
     m.add_function(wrap_pyfunction!(game::replay, m)?)?;
+    m.add_class::<shards::PyTournamentFile>()?;
+    m.add_function(wrap_pyfunction!(shards::shard_range, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::selfplay_records, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::save_selfplay_shard, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::selfplay_shard_done, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::merge_selfplay, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -22,7 +22,7 @@ fn spec_error(e: impl std::fmt::Display) -> PyErr {
     SpecError::new_err(e.to_string())
 }
 
-fn lab_error(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn lab_error(e: impl std::fmt::Display) -> PyErr {
     YolahError::new_err(e.to_string())
 }
 
@@ -185,7 +185,7 @@ pub fn play_match<'py>(
     Ok(d)
 }
 
-fn settings(
+pub(crate) fn settings(
     players: Vec<String>,
     games_per_pair: u64,
     seed: u64,
@@ -209,7 +209,7 @@ fn settings(
 }
 
 /// A game line as the dict `json.loads` makes of its JSONL line.
-fn line_to_dict<'py>(py: Python<'py>, line: &GameLine) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn line_to_dict<'py>(py: Python<'py>, line: &GameLine) -> PyResult<Bound<'py, PyAny>> {
     let text = serde_json::to_string(line).map_err(lab_error)?;
     py.import("json")?.call_method1("loads", (text,))
 }
@@ -261,11 +261,29 @@ pub fn tournament<'py>(
         }
     });
     let games = games.map_err(YolahError::new_err)?;
-    let (ratings, _) = rounds::standings(n, &games, anchor);
+    tournament_result(py, &settings, &games, anchor)
+}
+
+/// The dict `tournament` returns: `players`, `games` (line dicts) and
+/// `ratings` with `anchor` at 0.
+pub(crate) fn tournament_result<'py>(
+    py: Python<'py>,
+    settings: &Settings,
+    games: &[GameLine],
+    anchor: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let n = settings.players.len();
+    if anchor >= n {
+        return Err(YolahError::new_err(format!(
+            "anchor {anchor} is not a player's index (0 to {})",
+            n - 1
+        )));
+    }
+    let (ratings, _) = rounds::standings(n, games, anchor);
     let d = PyDict::new(py);
     d.set_item("players", settings.players.clone())?;
     let lines = PyList::empty(py);
-    for g in &games {
+    for g in games {
         lines.append(line_to_dict(py, g)?)?;
     }
     d.set_item("games", lines)?;

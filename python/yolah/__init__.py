@@ -18,6 +18,10 @@ Learning: :meth:`Position.observation` gives ``(PLANES, 8, 8)`` planes from
 the side to move's point of view and :meth:`Position.action_mask` the legal
 moves over ``ACTIONS`` = 4096 actions (``from * 64 + to``; the pass, written
 ``a1:a1``, is action 0). :func:`env` is a PettingZoo AEC environment.
+
+Runs too big for one machine: :mod:`yolah.distributed` plays tournaments,
+self-play data and random games as Ray tasks, with the same results as the
+``yolah`` command.
 """
 
 from ._yolah import (
@@ -29,13 +33,19 @@ from ._yolah import (
     Player,
     Position,
     SpecError,
+    TournamentFile,
     YolahError,
     __version__,
     observations,
     play_match,
     random_game_moves,
     random_games,
+    merge_selfplay,
     replay,
+    save_selfplay_shard,
+    selfplay_records,
+    selfplay_shard_done,
+    shard_range,
     tournament,
     tournament_games,
 )
@@ -69,6 +79,7 @@ __all__ = [
     "Player",
     "Position",
     "SpecError",
+    "TournamentFile",
     "YolahError",
     "env",
     "observations",
@@ -76,7 +87,12 @@ __all__ = [
     "random_game_moves",
     "random_games",
     "record",
+    "merge_selfplay",
     "replay",
+    "save_selfplay_shard",
+    "selfplay_records",
+    "selfplay_shard_done",
+    "shard_range",
     "tournament",
     "tournament_games",
 ]

@@ -142,7 +142,8 @@ pub struct Sample {
 }
 
 impl Sample {
-    fn to_bytes(self) -> [u8; RECORD_BYTES] {
+    /// The sample as a record of the file format.
+    pub fn to_bytes(self) -> [u8; RECORD_BYTES] {
         let mut b = [0u8; RECORD_BYTES];
         b[0..8].copy_from_slice(&self.pos.pieces(Color::Black).0.to_le_bytes());
         b[8..16].copy_from_slice(&self.pos.pieces(Color::White).0.to_le_bytes());
@@ -155,8 +156,12 @@ impl Sample {
         b
     }
 
-    /// The record's sample, or what is wrong with it.
-    fn from_bytes(b: &[u8]) -> Result<Sample, String> {
+    /// The sample a record of the file format holds, or what is wrong with
+    /// it; `b` is one record ([`RECORD_BYTES`] long).
+    pub fn from_bytes(b: &[u8]) -> Result<Sample, String> {
+        if b.len() != RECORD_BYTES {
+            return Err(format!("a record is {RECORD_BYTES} bytes, not {}", b.len()));
+        }
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         let pos = Position::from_parts(
             Bitboard(u64_at(0)),
@@ -406,6 +411,54 @@ impl ShardManifest {
     }
 }
 
+/// The manifest of the training file `out` if it is already shard `shard`
+/// of this run, whole.
+pub fn finished_shard(
+    out: &str,
+    spec: &str,
+    games: u64,
+    seed: u64,
+    shard: Shard,
+) -> Option<ShardManifest> {
+    ShardManifest::read(out)
+        .ok()
+        .filter(|m| m.player == spec && m.games == games && m.seed == seed && m.shard == shard)
+}
+
+/// Writes `samples`, the positions of shard `shard` of a self-play run, to
+/// the training file `out` and then its manifest (each through a rename,
+/// so a crash leaves no file that looks finished and is not).
+pub fn save_shard(
+    out: &str,
+    spec: &str,
+    games: u64,
+    seed: u64,
+    shard: Shard,
+    samples: &[Sample],
+) -> Result<ShardManifest, DataError> {
+    // A stale manifest must not vouch for the new file while it is written.
+    let _ = std::fs::remove_file(ShardManifest::path_for(out));
+    let tmp = format!("{out}.tmp");
+    write(&tmp, samples)?;
+    std::fs::rename(&tmp, out).map_err(|error| DataError::Io {
+        action: "write",
+        path: out.to_string(),
+        error,
+    })?;
+    let range = shard.range(games);
+    let manifest = ShardManifest {
+        player: spec.to_string(),
+        games,
+        seed,
+        shard,
+        first_game: range.start,
+        end_game: range.end,
+        positions: samples.len() as u64,
+    };
+    manifest.write(out)?;
+    Ok(manifest)
+}
+
 /// Plays shard `shard` of a self-play run into the training file `out`
 /// and its manifest. A shard whose file and manifest are already there
 /// for the same run is not played again (a killed run of many shards
@@ -419,33 +472,11 @@ pub fn selfplay_shard(
     out: &str,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(ShardManifest, bool), DataError> {
-    let range = shard.range(games);
-    if let Ok(m) = ShardManifest::read(out) {
-        if m.player == spec && m.games == games && m.seed == seed && m.shard == shard {
-            return Ok((m, false));
-        }
+    if let Some(m) = finished_shard(out, spec, games, seed, shard) {
+        return Ok((m, false));
     }
-    // A stale manifest must not vouch for the new file while it is written.
-    let _ = std::fs::remove_file(ShardManifest::path_for(out));
-    let samples = selfplay_range(spec, range.clone(), seed, threads, progress)?;
-    let tmp = format!("{out}.tmp");
-    write(&tmp, &samples)?;
-    std::fs::rename(&tmp, out).map_err(|error| DataError::Io {
-        action: "write",
-        path: out.to_string(),
-        error,
-    })?;
-    let manifest = ShardManifest {
-        player: spec.to_string(),
-        games,
-        seed,
-        shard,
-        first_game: range.start,
-        end_game: range.end,
-        positions: samples.len() as u64,
-    };
-    manifest.write(out)?;
-    Ok((manifest, true))
+    let samples = selfplay_range(spec, shard.range(games), seed, threads, progress)?;
+    Ok((save_shard(out, spec, games, seed, shard, &samples)?, true))
 }
 
 /// Puts the self-play shards `inputs` (training files with manifests, in

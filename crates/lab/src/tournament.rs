@@ -335,6 +335,11 @@ impl Store {
         })
     }
 
+    /// The file's path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// Appends one game as a single write of one whole line, and flushes it.
     pub fn append(&self, game: &GameLine) -> Result<(), TournamentError> {
         let line = serde_json::to_string(&Line::Game(game.clone())).expect("serialises") + "\n";

@@ -1,0 +1,237 @@
+//! The pieces a distributed run is made of (`yolah.distributed` drives
+//! them on Ray): game-index shards, a tournament file that workers' games
+//! are appended to, and self-play shards saved and merged in game order.
+//! Every piece is the one the `yolah` command's `--shard` and `merge` use,
+//! so a run on Ray and a run of the command give the same files.
+
+use crate::players::{lab_error, settings, tournament_result};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use yolah_lab::selfplay::{self, Sample, RECORD_BYTES};
+use yolah_lab::shard::Shard;
+use yolah_lab::tournament::{self as rounds, GameLine, Settings, Store};
+
+fn parse_shard(text: &str) -> PyResult<Shard> {
+    text.parse().map_err(lab_error)
+}
+
+/// The game indices `(start, end)` of shard `shard` (`"K/N"`, 1-based) of
+/// a run of `total` games: the contiguous block `total*(K-1)//N ..
+/// total*K//N` that `yolah … --shard K/N` plays.
+#[pyfunction]
+pub fn shard_range(shard: &str, total: u64) -> PyResult<(u64, u64)> {
+    let r = parse_shard(shard)?.range(total);
+    Ok((r.start, r.end))
+}
+
+/// A tournament's JSONL file, opened for appending as `yolah tournament
+/// --out` opens it: created with its header if missing, resumed if it holds
+/// games of the same tournament, refused if it records another.
+///
+/// A driver takes `todo()`, has the games played anywhere (`tournament_games`
+/// plays any of them), and `append`s the lines as they come back.
+#[pyclass(name = "TournamentFile", module = "yolah")]
+pub struct PyTournamentFile {
+    settings: Settings,
+    store: Store,
+    /// The games in the file (read at opening, then appended to).
+    games: std::sync::Mutex<Vec<GameLine>>,
+}
+
+#[pymethods]
+impl PyTournamentFile {
+    #[new]
+    #[pyo3(signature = (path, players, games_per_pair, seed = 0, tc = None))]
+    fn new(
+        path: &str,
+        players: Vec<String>,
+        games_per_pair: u64,
+        seed: u64,
+        tc: Option<&str>,
+    ) -> PyResult<PyTournamentFile> {
+        let settings = settings(players, games_per_pair, seed, tc)?;
+        let store = Store::open(path, &settings).map_err(lab_error)?;
+        let games = std::sync::Mutex::new(store.games.clone());
+        Ok(PyTournamentFile {
+            settings,
+            store,
+            games,
+        })
+    }
+
+    /// Things worth knowing about the file as it was opened (a half-written
+    /// last line cut off, a game there twice).
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.store.warnings.clone()
+    }
+
+    /// The games of the tournament (or of shard `"K/N"` of it) not yet in
+    /// the file, as `(pair_index, game)` in the order shards cut them.
+    #[pyo3(signature = (shard = None))]
+    fn todo(&self, shard: Option<&str>) -> PyResult<Vec<(usize, u64)>> {
+        let shard = shard.map(parse_shard).transpose()?.unwrap_or(Shard::WHOLE);
+        let pairs = rounds::pairs(self.settings.players.len());
+        let done: std::collections::BTreeSet<_> =
+            self.lock().iter().map(|g| (g.pair, g.game)).collect();
+        let all = rounds::schedule(&self.settings);
+        let r = shard.range(all.len() as u64);
+        Ok(all[r.start as usize..r.end as usize]
+            .iter()
+            .copied()
+            .filter(|&(k, g)| !done.contains(&(pairs[k], g)))
+            .collect())
+    }
+
+    /// Appends game lines (dicts as `tournament_games` returns them) to the
+    /// file, each flushed as one whole line; a game already there is skipped.
+    /// Returns how many were added.
+    fn append(&self, lines: &Bound<'_, PyList>) -> PyResult<usize> {
+        let json = lines.py().import("json")?;
+        let mut games = self.lock();
+        let mut added = 0;
+        for item in lines.iter() {
+            let text: String = json.call_method1("dumps", (item,))?.extract()?;
+            let line: GameLine = serde_json::from_str(&text)
+                .map_err(|e| lab_error(format!("not a tournament game line: {e}")))?;
+            let (a, b) = line.pair;
+            let k = self.settings.players.len();
+            if a >= b || b >= k || line.game >= self.settings.games_per_pair {
+                return Err(lab_error(format!(
+                    "game {:?}/{} is not in this tournament",
+                    line.pair, line.game
+                )));
+            }
+            if games
+                .iter()
+                .any(|g| (g.pair, g.game) == (line.pair, line.game))
+            {
+                continue;
+            }
+            self.store.append(&line).map_err(lab_error)?;
+            games.push(line);
+            added += 1;
+        }
+        Ok(added)
+    }
+
+    /// How many games the file holds, and how many the tournament has.
+    fn progress(&self) -> (usize, usize) {
+        (self.lock().len(), rounds::schedule(&self.settings).len())
+    }
+
+    /// The tournament so far, as `tournament()` returns it: `players`,
+    /// `games` (sorted by pair and game) and `ratings` with `anchor` at 0.
+    #[pyo3(signature = (anchor = 0))]
+    fn result<'py>(&self, py: Python<'py>, anchor: usize) -> PyResult<Bound<'py, PyDict>> {
+        let mut games = self.lock().clone();
+        games.sort_by_key(|g| (g.pair, g.game));
+        tournament_result(py, &self.settings, &games, anchor)
+    }
+
+    fn __repr__(&self) -> String {
+        let (done, total) = self.progress();
+        format!(
+            "TournamentFile({:?}, {done} of {total} games)",
+            self.store_path()
+        )
+    }
+}
+
+impl PyTournamentFile {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<GameLine>> {
+        self.games.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn store_path(&self) -> String {
+        self.store.path().to_string()
+    }
+}
+
+/// Self-play of games `first .. end` of a run of `player` seeded `seed`
+/// (on `threads` threads, the GIL released): their positions as the
+/// 32-byte records of the training format (without its 8-byte header), in
+/// game order.
+#[pyfunction]
+#[pyo3(signature = (player, first, end, seed = 0, threads = 1))]
+pub fn selfplay_records<'py>(
+    py: Python<'py>,
+    player: &str,
+    first: u64,
+    end: u64,
+    seed: u64,
+    threads: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let threads = threads.clamp(1, 1024);
+    let samples = py
+        .detach(|| selfplay::selfplay_range(player, first..end.max(first), seed, threads, &|_| {}))
+        .map_err(lab_error)?;
+    let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_bytes()).collect();
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Saves `records` (from `selfplay_records`) as shard `shard` (`"K/N"`) of
+/// a self-play run of `games` games: the training file `path` and its
+/// manifest `path + ".shard.json"`, as `yolah selfplay --shard` writes them.
+/// Returns the number of positions.
+#[pyfunction]
+pub fn save_selfplay_shard(
+    path: &str,
+    player: &str,
+    games: u64,
+    seed: u64,
+    shard: &str,
+    records: &[u8],
+) -> PyResult<u64> {
+    let shard = parse_shard(shard)?;
+    if !records.len().is_multiple_of(RECORD_BYTES) {
+        return Err(lab_error(format!(
+            "{} bytes is not a whole number of {RECORD_BYTES}-byte records",
+            records.len()
+        )));
+    }
+    let samples = records
+        .chunks_exact(RECORD_BYTES)
+        .enumerate()
+        .map(|(i, r)| {
+            Sample::from_bytes(r).map_err(|e| lab_error(format!("record {}: {e}", i + 1)))
+        })
+        .collect::<PyResult<Vec<Sample>>>()?;
+    let m = selfplay::save_shard(path, player, games, seed, shard, &samples).map_err(lab_error)?;
+    Ok(m.positions)
+}
+
+/// Whether `path` already holds shard `shard` of this self-play run, whole
+/// (its manifest matches and the file has every record it counts).
+#[pyfunction]
+pub fn selfplay_shard_done(
+    path: &str,
+    player: &str,
+    games: u64,
+    seed: u64,
+    shard: &str,
+) -> PyResult<bool> {
+    let shard = parse_shard(shard)?;
+    Ok(selfplay::finished_shard(path, player, games, seed, shard).is_some())
+}
+
+/// Joins self-play shards (training files with manifests, any order) into
+/// `out` in game order, as `yolah merge` does: the bytes of one `yolah
+/// selfplay` of the whole run. Returns `player`, `games`, `seed` and
+/// `positions`.
+#[pyfunction]
+pub fn merge_selfplay<'py>(
+    py: Python<'py>,
+    paths: Vec<String>,
+    out: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let m = py
+        .detach(|| selfplay::merge(&paths, out))
+        .map_err(lab_error)?;
+    let d = PyDict::new(py);
+    d.set_item("player", m.player)?;
+    d.set_item("games", m.games)?;
+    d.set_item("seed", m.seed)?;
+    d.set_item("positions", m.positions)?;
+    Ok(d)
+}
