@@ -161,3 +161,18 @@ def test_a_tournament_file_takes_only_its_own_games(tmp_path):
     with pytest.raises(yolah.YolahError, match="not in this tournament"):
         f.append([dict(line, game=5)])
     assert "1 of 6 games" in repr(f)
+
+
+def test_the_yolah_ray_command(tmp_path, capsys):
+    out = tmp_path / "t.jsonl"
+    assert yd.main(["--games-per-task", "3", "tournament", "--players", *PLAYERS,
+                    "--games-per-pair", "2", "--seed", "3", "--out", str(out),
+                    "--anchor", "random"]) == 0
+    text = capsys.readouterr().out
+    assert "6 games; random anchored at 0" in text and "alphabeta:depth=1" in text
+    assert yd.main(["random-games", "--games", "5000", "--seed", "2"]) == 0
+    counts = json.loads(capsys.readouterr().out)
+    assert counts["games"] == 5000 and counts["seed"] == 2
+    assert yd.main(["selfplay", "--player", "nosuchplayer", "--games", "2",
+                    "--out", str(tmp_path / "x.bin")]) == 1
+    assert "yolah-ray: error:" in capsys.readouterr().err
