@@ -149,6 +149,23 @@ impl Mcts {
     }
 }
 
+/// Iterations a thread takes from the shared counter at once, so that the
+/// counter's cache line moves between cores once per this many iterations
+/// rather than on every one.
+const TICKETS: u64 = 16;
+
+/// A value alone on its cache lines (128 bytes: adjacent-line prefetch
+/// pairs lines), so that writing it does not evict what other threads read.
+#[repr(align(128))]
+struct CacheAligned<T>(T);
+
+/// The iterations a thread holds: `next .. end` of the shared count.
+#[derive(Default)]
+struct Tickets {
+    next: u64,
+    end: u64,
+}
+
 /// What one search's threads share besides the tree.
 struct Shared<'a> {
     tree: &'a Tree,
@@ -156,31 +173,41 @@ struct Shared<'a> {
     exploration: f32,
     budget: Budget,
     clock: Clock,
-    /// Iterations started by all threads (a count budget's ticket counter).
-    started: AtomicU64,
     /// Raised when the search is over: every thread stops.
     done: AtomicBool,
+    /// Iterations handed out to all threads (a count budget's ticket
+    /// counter), written by every thread: on a line of its own.
+    started: CacheAligned<AtomicU64>,
 }
 
 impl Shared<'_> {
     /// Takes the next iteration if the budget allows it. A thread that has
     /// run `own` iterations looks at the clock every 64.
-    fn next_iteration(&self, own: u64) -> bool {
-        if self.done.load(Relaxed) {
+    fn next_iteration(&self, own: u64, tickets: &mut Tickets) -> bool {
+        // A count budget runs every ticket handed out, so that the count is
+        // exact; a time budget stops as soon as one thread sees the end.
+        let holding = tickets.next < tickets.end && matches!(self.budget, Budget::Count(_));
+        if !holding && self.done.load(Relaxed) {
             return false;
         }
         if own.is_multiple_of(64) && own > 0 && self.clock.expired() {
             self.done.store(true, Relaxed);
             return false;
         }
-        let n = self.started.fetch_add(1, Relaxed);
-        match self.budget {
-            Budget::Count(limit) if n >= limit => {
+        if tickets.next == tickets.end {
+            let first = self.started.0.fetch_add(TICKETS, Relaxed);
+            let end = match self.budget {
+                Budget::Count(limit) => (first + TICKETS).min(limit),
+                _ => first + TICKETS,
+            };
+            if first >= end {
                 self.done.store(true, Relaxed);
-                false
+                return false;
             }
-            _ => true,
+            *tickets = Tickets { next: first, end };
         }
+        tickets.next += 1;
+        true
     }
 
     /// One selection, expansion, leaf value and backup from the root.
@@ -252,8 +279,8 @@ impl Player for Mcts {
             exploration: self.exploration,
             budget,
             clock,
-            started: AtomicU64::new(0),
             done: AtomicBool::new(false),
+            started: CacheAligned(AtomicU64::new(0)),
         };
         // A single legal move needs one iteration to be played.
         let single = pos.legal_move_count() == 1;
@@ -263,43 +290,45 @@ impl Player for Mcts {
         let rng = &mut self.rng;
         let shared = &shared;
         let mut reported = std::time::Duration::ZERO;
-        std::thread::scope(|s| {
+        let iterations = std::thread::scope(|s| {
+            let mut helpers = Vec::new();
             if !single {
                 for seed in helper_seeds {
-                    s.spawn(move || {
+                    helpers.push(s.spawn(move || {
                         let mut rng = Rng::new(seed);
-                        let mut own = 0;
-                        while shared.next_iteration(own) {
+                        let (mut own, mut tickets) = (0, Tickets::default());
+                        while shared.next_iteration(own, &mut tickets) {
                             shared.iterate(pos, &mut rng);
                             own += 1;
                         }
-                    });
+                        own
+                    }));
                 }
             }
-            let mut own = 0u64;
-            while shared.next_iteration(own) {
+            let (mut own, mut tickets) = (0u64, Tickets::default());
+            while shared.next_iteration(own, &mut tickets) {
                 shared.iterate(pos, rng);
                 own += 1;
                 if single {
                     shared.done.store(true, Relaxed);
+                    break;
                 }
                 if own.is_multiple_of(256)
                     && search.progress.is_some()
                     && shared.clock.elapsed() >= reported + Search::REPORT_EVERY
                 {
                     reported = shared.clock.elapsed();
-                    let done = shared.started.load(Relaxed);
+                    let done = shared.started.0.load(Relaxed);
                     let now = summary(tree, pos, done, &shared.clock);
                     search.report(&now);
                 }
             }
+            let helped: u64 = helpers
+                .into_iter()
+                .map(|h| h.join().expect("search threads do not panic"))
+                .sum();
+            own + helped
         });
-        // Every thread has finished its last iteration. Only a count
-        // budget refuses tickets after taking them.
-        let iterations = match budget {
-            Budget::Count(n) => shared.started.load(Relaxed).min(n),
-            _ => shared.started.load(Relaxed),
-        };
         summary(tree, pos, iterations, &shared.clock)
     }
 }
