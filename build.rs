@@ -4,6 +4,7 @@
 //! binary's read-only data: nothing is computed at start-up or on first use.
 
 use magicgen::geometry::shadow_slow;
+use magicgen::magics::Indexing;
 use magicgen::{MagicSet, Slider, Square};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -32,10 +33,16 @@ fn write_magic_tables() {
     let squares = Square::all().map(|sq| {
         let pair = Slider::ALL.map(|slider| {
             let e = set.entry(slider, sq);
-            let mask = Literal::u64_unsuffixed(e.mask().0);
+            // Black magics OR the complement of the mask in.
+            let mask = match set.indexing {
+                Indexing::White => e.mask().0,
+                Indexing::Black => !e.mask().0,
+            };
+            let mask = Literal::u64_unsuffixed(mask);
             let magic = Literal::u64_unsuffixed(e.magic);
             let shift = Literal::u32_unsuffixed(64 - e.bits);
-            let offset = Literal::u32_unsuffixed(e.offset);
+            // A negative offset wraps: `offset.wrapping_add(local)` is the slot.
+            let offset = Literal::usize_unsuffixed(e.offset as usize);
             quote!(Magic { mask: #mask, magic: #magic, shift: #shift, offset: #offset })
         });
         quote!([#(#pair),*])
@@ -55,7 +62,11 @@ fn write_magic_tables() {
         quote!([#(#row),*])
     });
 
+    let black = set.indexing == Indexing::Black;
     let tokens: TokenStream = quote! {
+        /// Whether the magics are black (`occupied | mask`, the mask
+        /// complemented) or white (`occupied & mask`).
+        const BLACK_MAGICS: bool = #black;
         /// `SHADOWS[from][to]`: what a blocker on `to` hides from `from`.
         pub(crate) static SHADOWS: [[u64; 64]; 64] = [#(#shadows),*];
         /// The magics of every square: `[orthogonal, diagonal]`.

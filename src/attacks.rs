@@ -16,22 +16,30 @@ use crate::{Bitboard, Square};
 /// The magic hash of one slider on one square.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Magic {
-    /// Squares whose occupancy matters (rays without their last square).
+    /// Squares whose occupancy matters (rays without their last square);
+    /// with black magics, every other square.
     pub mask: u64,
     /// The multiplier.
     pub magic: u64,
     /// `64 - bits`.
     pub shift: u32,
-    /// First slot of this square in [`ATTACKS`].
-    pub offset: u32,
+    /// Where local slot 0 of this square is in [`ATTACKS`], wrapped when
+    /// the square's first used slot comes later.
+    pub offset: usize,
 }
 
 impl Magic {
-    /// The attacks for `occupied`, by lookup.
+    /// The attacks for `occupied`, by lookup: one OR (black magics) or AND
+    /// (white), one multiply, one shift and one load.
     #[inline(always)]
     fn attacks(&self, occupied: u64) -> u64 {
-        let local = (occupied & self.mask).wrapping_mul(self.magic) >> self.shift;
-        ATTACKS[self.offset as usize + local as usize]
+        let key = if BLACK_MAGICS {
+            occupied | self.mask
+        } else {
+            occupied & self.mask
+        };
+        let local = key.wrapping_mul(self.magic) >> self.shift;
+        ATTACKS[self.offset.wrapping_add(local as usize)]
     }
 }
 

@@ -7,14 +7,20 @@
 //!   reference every fast lookup is tested against.
 //! * [`magics`]: the committed constants file and the attack table it
 //!   describes.
-//! * `search` (feature `cli`): the seeded sparse-random magic search.
+//! * [`pack`]: blocks of table slots and the shared table they interleave in.
+//! * `search` (feature `cli`): the seeded sparse-random magic search of the
+//!   classic layout (a private block per square).
+//! * `improve` (feature `cli`): the long search for small tables.
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod bitscan;
 pub mod geometry;
+#[cfg(feature = "cli")]
+pub mod improve;
 pub mod magics;
+pub mod pack;
 #[cfg(feature = "cli")]
 pub mod search;
 pub mod types;

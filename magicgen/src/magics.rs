@@ -2,15 +2,20 @@
 //! table they describe.
 //!
 //! A magic for a slider on a square hashes the blockers on its relevant mask
-//! into a slot of one shared attack table:
+//! into a slot of one shared attack table, in one of two ways:
 //!
 //! ```text
-//! slot = offset + ((occupied & mask) * magic) >> (64 - bits)
+//! white: slot = offset + ((occupied &  mask) * magic) >> (64 - bits)
+//! black: slot = offset + ((occupied | !mask) * magic) >> (64 - bits)
 //! ```
 //!
-//! Slots of different squares may overlap where they hold the same attacks
-//! or where one of them is unused, which is how the table shrinks below the
-//! 107,648 entries of one private block per square.
+//! "Black" magics hash the complemented mask: the squares off the mask are
+//! all set, which adds a constant to the product and lets a search choose
+//! where in its range a square's slots fall. Slots of different squares may
+//! overlap where they hold the same attacks or where one of them is unused,
+//! which is how the table shrinks below the 107,648 entries of one private
+//! block per square; the offset may be negative when a block's first used
+//! slot is past its start.
 
 use crate::geometry::{relevant_mask, slider_attacks_slow, subsets, Slider};
 use crate::types::{Bitboard, Square};
@@ -18,6 +23,37 @@ use core::fmt;
 
 /// The committed constants file, read by the `yolah` build script.
 pub const COMMITTED: &str = include_str!("../magics.txt");
+
+/// How a magic reads the occupancy: `occupied & mask` (white) or
+/// `occupied | !mask` (black). One set uses one of them, so the runtime's
+/// lookup is one operation, one multiply, one shift and one load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Indexing {
+    /// `(occupied & mask) * magic`.
+    #[default]
+    White,
+    /// `(occupied | !mask) * magic`.
+    Black,
+}
+
+impl Indexing {
+    /// The word the magic multiplies: the occupancy read through `mask`.
+    #[inline(always)]
+    pub const fn key(self, mask: Bitboard, occupied: Bitboard) -> u64 {
+        match self {
+            Indexing::White => occupied.0 & mask.0,
+            Indexing::Black => occupied.0 | !mask.0,
+        }
+    }
+
+    /// The name in the constants file.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Indexing::White => "white",
+            Indexing::Black => "black",
+        }
+    }
+}
 
 /// The magic of one slider on one square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,8 +66,9 @@ pub struct MagicEntry {
     pub bits: u32,
     /// The multiplier.
     pub magic: u64,
-    /// The first slot of this entry in the shared attack table.
-    pub offset: u32,
+    /// Where this entry's local slot 0 is in the shared attack table
+    /// (negative when its first used slot comes later).
+    pub offset: i64,
 }
 
 impl MagicEntry {
@@ -41,15 +78,22 @@ impl MagicEntry {
     }
 
     /// The slot of `occupied` relative to `offset`.
-    pub fn local_index(&self, occupied: Bitboard) -> usize {
-        local_index(self.mask(), self.magic, self.bits, occupied)
+    pub fn local_index(&self, indexing: Indexing, occupied: Bitboard) -> usize {
+        local_index(indexing, self.mask(), self.magic, self.bits, occupied)
     }
 }
 
-/// `((occupied & mask) * magic) >> (64 - bits)`: the magic hash.
+/// `(key * magic) >> (64 - bits)`, the key being the occupancy read through
+/// the mask as `indexing` says: the magic hash.
 #[inline(always)]
-pub fn local_index(mask: Bitboard, magic: u64, bits: u32, occupied: Bitboard) -> usize {
-    ((occupied.0 & mask.0).wrapping_mul(magic) >> (64 - bits)) as usize
+pub fn local_index(
+    indexing: Indexing,
+    mask: Bitboard,
+    magic: u64,
+    bits: u32,
+    occupied: Bitboard,
+) -> usize {
+    (indexing.key(mask, occupied).wrapping_mul(magic) >> (64 - bits)) as usize
 }
 
 /// All 128 magics (orthogonal a1…h8, then diagonal a1…h8) and the length of
@@ -58,6 +102,8 @@ pub fn local_index(mask: Bitboard, magic: u64, bits: u32, occupied: Bitboard) ->
 pub struct MagicSet {
     /// The generator seed that produced the set, when known.
     pub seed: Option<u64>,
+    /// How every magic of the set reads the occupancy.
+    pub indexing: Indexing,
     /// The magics, orthogonal squares a1…h8 then diagonal a1…h8.
     pub entries: Vec<MagicEntry>,
     /// The number of `u64` slots of the shared attack table.
@@ -103,10 +149,12 @@ impl MagicSet {
 
     /// Parses the constants file format written by [`MagicSet::to_text`].
     ///
-    /// Lines are `SLIDER SQUARE BITS MAGIC OFFSET` plus one `table_len N`;
-    /// `#` starts a comment (`# seed 0x…` records the seed).
+    /// Lines are `SLIDER SQUARE BITS MAGIC OFFSET` plus one `table_len N`
+    /// and, for black magics, `indexing black`; `#` starts a comment
+    /// (`# seed 0x…` records the seed).
     pub fn parse(text: &str) -> Result<MagicSet, MagicError> {
         let mut seed = None;
+        let mut indexing = Indexing::White;
         let mut table_len = None;
         let mut entries: Vec<Option<MagicEntry>> = vec![None; 128];
         for (i, raw) in text.lines().enumerate() {
@@ -120,6 +168,14 @@ impl MagicSet {
             let fields: Vec<&str> = raw.split_whitespace().collect();
             match fields.as_slice() {
                 [] => {}
+                ["indexing", "white"] => indexing = Indexing::White,
+                ["indexing", "black"] => indexing = Indexing::Black,
+                ["indexing", other] => {
+                    return Err(err(
+                        line,
+                        format!("unknown indexing {other:?} (white or black)"),
+                    ))
+                }
                 ["table_len", n] => {
                     table_len = Some(n.parse().map_err(|_| err(line, "bad table_len"))?);
                 }
@@ -167,6 +223,7 @@ impl MagicSet {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(MagicSet {
             seed,
+            indexing,
             entries,
             table_len,
         })
@@ -184,7 +241,10 @@ impl MagicSet {
         out.push_str(
             "# Yolah magic multipliers, written by `cargo run -p magicgen`; do not edit.\n",
         );
-        out.push_str("# slot = offset + (((occupied & mask) * magic) >> (64 - bits))\n");
+        out.push_str(match self.indexing {
+            Indexing::White => "# slot = offset + (((occupied & mask) * magic) >> (64 - bits))\n",
+            Indexing::Black => "# slot = offset + (((occupied | !mask) * magic) >> (64 - bits))\n",
+        });
         if let Some(seed) = self.seed {
             out.push_str(&format!("# seed 0x{seed:016x}\n"));
         }
@@ -204,6 +264,9 @@ impl MagicSet {
                 e.offset
             ));
         }
+        if self.indexing == Indexing::Black {
+            out.push_str("indexing black\n");
+        }
         out.push_str(&format!("table_len {}\n", self.table_len));
         out
     }
@@ -219,13 +282,16 @@ impl MagicSet {
         for e in &self.entries {
             for occupied in subsets(e.mask()) {
                 let attacks = slider_attacks_slow(e.slider, e.square, occupied).0;
-                let index = e.offset as usize + e.local_index(occupied);
-                let slot = table.get_mut(index).ok_or_else(|| {
-                    err(
-                        None,
-                        format!("{} {} runs past the table end", e.slider.name(), e.square),
-                    )
-                })?;
+                let index = e.offset + e.local_index(self.indexing, occupied) as i64;
+                let slot = usize::try_from(index)
+                    .ok()
+                    .and_then(|i| table.get_mut(i))
+                    .ok_or_else(|| {
+                        err(
+                            None,
+                            format!("{} {} runs outside the table", e.slider.name(), e.square),
+                        )
+                    })?;
                 if *slot != 0 && *slot != attacks {
                     return Err(err(
                         None,

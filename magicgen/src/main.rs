@@ -4,8 +4,14 @@
 
 use clap::{Parser, Subcommand};
 use magicgen::bitscan;
+use magicgen::magics::Indexing;
 use magicgen::search::{search, SearchConfig, SquareReport, DEFAULT_SEED};
 use magicgen::{MagicSet, Slider, Square};
+
+mod long;
+mod report;
+
+use long::long_search;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -18,7 +24,7 @@ const COMMITTED_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/magics.txt");
     version,
     about = "Finds the magic multipliers of the yolah move tables"
 )]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// Seed of the ChaCha8 generator (decimal or 0x-hex).
@@ -34,6 +40,40 @@ struct Cli {
     /// without searching or writing.
     #[arg(long)]
     check: bool,
+    /// Print the layout of the committed constants (or of --file): bits and
+    /// shift per square, block offsets and spans, the table's fill, and the
+    /// total next to the published layouts.
+    #[arg(long)]
+    report: bool,
+    /// The constants file --report reads.
+    #[arg(long, requires = "report")]
+    file: Option<String>,
+    /// Run the long search for a small table at this effort (tries per square
+    /// and packing rounds grow with it) and write what it finds.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000), conflicts_with_all = ["check", "report", "classic"])]
+    effort: Option<u64>,
+    /// The long search's indexing: black (`occupied | !mask`) or white.
+    #[arg(long, default_value = "black", value_parser = parse_indexing, requires = "effort")]
+    indexing: Indexing,
+    /// Threads of the long search (the result does not depend on it).
+    #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()), requires = "effort")]
+    threads: usize,
+    /// The long search's checkpoint (default: OUT.checkpoint); a run that
+    /// finds one for the same seed, effort and indexing resumes from it.
+    #[arg(long, requires = "effort")]
+    checkpoint: Option<String>,
+    /// Search the classic layout (white magics, one private block per
+    /// square, the book's 107,648 entries) instead of verifying.
+    #[arg(long, conflicts_with_all = ["check", "report"])]
+    classic: bool,
+}
+
+fn parse_indexing(text: &str) -> Result<Indexing, String> {
+    match text {
+        "black" => Ok(Indexing::Black),
+        "white" => Ok(Indexing::White),
+        _ => Err(format!("{text:?} is not an indexing: black or white")),
+    }
 }
 
 #[derive(Subcommand)]
@@ -70,7 +110,12 @@ fn main() -> ExitCode {
             json,
         }) => run_bitscan(bits, cli.seed, random_tries, json),
         None if cli.check => check(),
-        None => generate(&cli),
+        None if cli.report => report::print(cli.file.as_deref().unwrap_or(COMMITTED_PATH)),
+        None if cli.classic => generate(&cli),
+        None => match cli.effort {
+            Some(effort) => long_search(&cli, effort),
+            None => rewrite(&cli),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -99,6 +144,45 @@ fn check() -> Result<(), String> {
     Ok(())
 }
 
+/// The default: verify the committed constants and write them back (the
+/// same bytes unless the file was edited by hand).
+fn rewrite(cli: &Cli) -> Result<(), String> {
+    let start = Instant::now();
+    let text = std::fs::read_to_string(COMMITTED_PATH)
+        .map_err(|e| format!("cannot read {COMMITTED_PATH}: {e}"))?;
+    let set = MagicSet::parse(&text).map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
+    set.attack_table()
+        .map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
+    write_constants(&set, &cli.out)?;
+    println!(
+        "{} magics, {} entries ({} bytes), verified against ray casting in {:.2} s; \
+         {} reruns the search that found them",
+        set.indexing.name(),
+        set.table_len,
+        set.table_len * 8,
+        start.elapsed().as_secs_f64(),
+        match set.indexing {
+            Indexing::White => "`--classic`",
+            Indexing::Black => "`--effort N` (N in the README)",
+        }
+    );
+    Ok(())
+}
+
+/// Writes the constants file and says whether it changed.
+pub(crate) fn write_constants(set: &MagicSet, out: &str) -> Result<(), String> {
+    let text = set.to_text();
+    // Compare sizes first, so a path like /dev/zero is never read.
+    let unchanged = std::fs::metadata(out).is_ok_and(|m| m.len() == text.len() as u64)
+        && std::fs::read_to_string(out).is_ok_and(|old| old == text);
+    std::fs::write(out, &text).map_err(|e| format!("cannot write {out}: {e}"))?;
+    println!(
+        "wrote {out} ({})",
+        if unchanged { "unchanged" } else { "changed" }
+    );
+    Ok(())
+}
+
 fn generate(cli: &Cli) -> Result<(), String> {
     let start = Instant::now();
     let config = SearchConfig {
@@ -108,11 +192,6 @@ fn generate(cli: &Cli) -> Result<(), String> {
     let (set, reports) = search(&config);
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
-    let text = set.to_text();
-    // Compare sizes first, so a path like /dev/zero is never read.
-    let unchanged = std::fs::metadata(&cli.out).is_ok_and(|m| m.len() == text.len() as u64)
-        && std::fs::read_to_string(&cli.out).is_ok_and(|old| old == text);
-    std::fs::write(&cli.out, &text).map_err(|e| format!("cannot write {}: {e}", cli.out))?;
     print_bits(&set, Some(&reports));
     let private: usize = reports.iter().map(|r| 1usize << r.mask_bits).sum();
     println!(
@@ -123,12 +202,7 @@ fn generate(cli: &Cli) -> Result<(), String> {
         private,
         start.elapsed().as_secs_f64()
     );
-    println!(
-        "wrote {} ({})",
-        cli.out,
-        if unchanged { "unchanged" } else { "changed" }
-    );
-    Ok(())
+    write_constants(&set, &cli.out)
 }
 
 /// Prints an 8×8 map of index bits for each slider, rank 8 on top.

@@ -9,7 +9,7 @@
 //! function of the seed, so the output is reproducible byte for byte.
 
 use crate::geometry::{relevant_mask, slider_attacks_slow, subsets, Slider};
-use crate::magics::{local_index, MagicEntry, MagicSet};
+use crate::magics::{local_index, Indexing, MagicEntry, MagicSet};
 use crate::types::{Bitboard, Square};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -88,7 +88,7 @@ impl Problem {
                 .iter()
                 .zip(&self.attacks)
                 .all(|(&occ, &att)| {
-                    let slot = local_index(self.mask, magic, bits, occ);
+                    let slot = local_index(Indexing::White, self.mask, magic, bits, occ);
                     if epoch[slot] == tries {
                         value[slot] == att
                     } else {
@@ -146,6 +146,7 @@ pub fn search(config: &SearchConfig) -> (MagicSet, Vec<SquareReport>) {
     let table_len = pack(&mut entries);
     let set = MagicSet {
         seed: Some(config.seed),
+        indexing: Indexing::White,
         entries,
         table_len,
     };
@@ -165,7 +166,7 @@ pub fn pack(entries: &mut [MagicEntry]) -> usize {
         let mut block: Vec<(usize, u64)> = subsets(e.mask())
             .map(|occ| {
                 let att = slider_attacks_slow(e.slider, e.square, occ).0;
-                (e.local_index(occ), att)
+                (e.local_index(Indexing::White, occ), att)
             })
             .collect();
         block.sort_unstable();
@@ -188,7 +189,7 @@ pub fn pack(entries: &mut [MagicEntry]) -> usize {
         for &(slot, att) in &block {
             table[offset + slot] = Some(att);
         }
-        entries[i].offset = offset as u32;
+        entries[i].offset = offset as i64;
     }
     table.len()
 }

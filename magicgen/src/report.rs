@@ -1,0 +1,57 @@
+//! `magicgen --report`: the layout of a constants file.
+
+use magicgen::pack::Block;
+use magicgen::MagicSet;
+
+/// Published sizes of one table shared by both sliders.
+const PUBLISHED: [(usize, &str); 3] = [
+    (
+        107_648,
+        "variable-shift fancy magics, blocks end to end (the book, Stockfish)",
+    ),
+    (97_264, "fixed-shift fancy magics, overlapping blocks"),
+    (
+        87_988,
+        "fixed-shift black magics, overlapping blocks (smallest published)",
+    ),
+];
+
+pub fn print(path: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let set = MagicSet::parse(&text).map_err(|e| format!("{path}: {e}"))?;
+    let table = set.attack_table().map_err(|e| format!("{path}: {e}"))?;
+    println!("{path}: {} magics", set.indexing.name());
+    println!("slider     square mask bits shift offset      first   span   used");
+    for e in &set.entries {
+        let block = Block::new(set.indexing, e.slider, e.square, e.magic, e.bits)
+            .ok_or_else(|| format!("{path}: {} {} collides", e.slider.name(), e.square))?;
+        println!(
+            "{:<10} {}     {:>4} {:>4} {:>5} {:>7} {:>9} {:>6} {:>6}",
+            e.slider.name(),
+            e.square,
+            e.mask().count(),
+            e.bits,
+            64 - e.bits,
+            e.offset,
+            e.offset + i64::from(block.first),
+            block.span(),
+            block.used()
+        );
+    }
+    let used = table.iter().filter(|&&v| v != 0).count();
+    println!(
+        "\ntable: {} entries ({} bytes): {used} used, {} unused ({:.1}% full)",
+        table.len(),
+        table.len() * 8,
+        table.len() - used,
+        100.0 * used as f64 / table.len().max(1) as f64
+    );
+    for (size, what) in PUBLISHED {
+        let diff = table.len() as i64 - size as i64;
+        println!(
+            "  {size:>7} {what}: {diff:+} ({:+.1}%)",
+            100.0 * diff as f64 / size as f64
+        );
+    }
+    Ok(())
+}
