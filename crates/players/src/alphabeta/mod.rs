@@ -92,7 +92,8 @@ impl Heuristics {
 /// thread runs its own iterative deepening on the same shared table, the
 /// helpers with their root moves in other orders and every other one a ply
 /// ahead, so that they fill the table with results the main thread then
-/// finds; the main thread's move is played.
+/// finds; the move played is the one of the thread that completed the
+/// deepest iteration, the main thread's on a tie.
 pub struct AlphaBeta<E: Evaluator = Weights> {
     spec: String,
     budget: Budget,
@@ -410,20 +411,31 @@ impl<E: Evaluator> AlphaBeta<E> {
         let evaluator = &self.evaluator;
         let (table, shared) = (&*table, &shared);
         let best = std::thread::scope(|s| {
+            let mut handles = Vec::new();
             for (i, (heuristics, seed)) in helpers.iter_mut().zip(helper_seeds).enumerate() {
                 let mut moves = moves.clone();
                 shuffle(moves.as_mut_slice(), &mut Rng::new(seed));
-                s.spawn(move || {
+                handles.push(s.spawn(move || {
                     let mut worker = Worker::new(evaluator, table, shared, heuristics);
                     let first_depth = 1 + (i as u32 + 1) % 2;
-                    worker.deepen(pos, moves.as_mut_slice(), first_depth, max_depth, None);
+                    let found =
+                        worker.deepen(pos, moves.as_mut_slice(), first_depth, max_depth, None);
                     worker.flush_nodes();
-                });
+                    found
+                }));
             }
             let mut worker = Worker::new(evaluator, table, shared, main);
-            let best = worker.deepen(pos, moves.as_mut_slice(), 1, max_depth, Some(search));
+            let mut best = worker.deepen(pos, moves.as_mut_slice(), 1, max_depth, Some(search));
             worker.flush_nodes();
             shared.done.store(true, Relaxed);
+            // A helper that completed a deeper iteration than the main
+            // thread has the better move (the main thread wins ties).
+            for h in handles {
+                let found = h.join().expect("search threads do not panic");
+                if found.1 > best.1 {
+                    best = found;
+                }
+            }
             best
         });
         // The scope has joined the helpers: every node is counted.
