@@ -126,14 +126,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn check() -> Result<(), String> {
-    let start = Instant::now();
-    // Read the file as it is on disk now, not the copy compiled into this binary.
+/// The committed constants as the file is on disk now (not the copy
+/// compiled into this binary), every magic verified against ray casting.
+fn load_verified() -> Result<MagicSet, String> {
     let text = std::fs::read_to_string(COMMITTED_PATH)
         .map_err(|e| format!("cannot read {COMMITTED_PATH}: {e}"))?;
     let set = MagicSet::parse(&text).map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
     set.attack_table()
         .map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
+    Ok(set)
+}
+
+fn check() -> Result<(), String> {
+    let start = Instant::now();
+    let set = load_verified()?;
     print_bits(&set, None);
     println!(
         "ok: 128 magics verified against ray casting for every occupancy; {} entries ({} bytes) in {:.2} s",
@@ -148,11 +154,7 @@ fn check() -> Result<(), String> {
 /// same bytes unless the file was edited by hand).
 fn rewrite(cli: &Cli) -> Result<(), String> {
     let start = Instant::now();
-    let text = std::fs::read_to_string(COMMITTED_PATH)
-        .map_err(|e| format!("cannot read {COMMITTED_PATH}: {e}"))?;
-    let set = MagicSet::parse(&text).map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
-    set.attack_table()
-        .map_err(|e| format!("{COMMITTED_PATH}: {e}"))?;
+    let set = load_verified()?;
     write_constants(&set, &cli.out)?;
     println!(
         "{} magics, {} entries ({} bytes), verified against ray casting in {:.2} s; \
