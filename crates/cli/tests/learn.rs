@@ -3,38 +3,14 @@
 //! and every bad file is refused with a clear message.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn yolah(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yolah"))
-        .args(args)
-        .output()
-        .expect("the yolah binary runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = yolah(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?}: {err}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn fails_with(args: &[&str], needle: &str) {
-    let out = yolah(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} should fail");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::{fails_with, ok, path};
 
 fn work_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("yolah-learn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn path(dir: &std::path::Path, name: &str) -> String {
-    dir.join(name).to_string_lossy().into_owned()
 }
 
 #[test]

@@ -1,39 +1,15 @@
 //! `--shard K/N` and `yolah merge`: a run cut into shards, each played on
 //! its own, merges into exactly what one run gives.
 
-use std::process::{Command, Output};
+mod common;
 
-fn yolah(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yolah"))
-        .args(args)
-        .output()
-        .expect("the yolah binary runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = yolah(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{args:?}: {err}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn fails_with(args: &[&str], needle: &str) {
-    let out = yolah(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} should fail");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-}
+use common::{fails_with, ok, path, yolah};
 
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("yolah-shard-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn path(d: &std::path::Path, name: &str) -> String {
-    d.join(name).to_string_lossy().into_owned()
 }
 
 fn json(text: &str) -> serde_json::Value {

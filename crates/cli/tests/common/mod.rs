@@ -1,0 +1,34 @@
+//! What the command-line tests share: running `yolah` and judging its exit.
+#![allow(dead_code)] // each test file uses some of these
+
+use std::process::{Command, Output};
+
+/// Runs the `yolah` binary under test.
+pub fn yolah(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(args)
+        .output()
+        .expect("the yolah binary runs")
+}
+
+/// Runs it, asserts success, and returns standard output.
+pub fn ok(args: &[&str]) -> String {
+    let out = yolah(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {err}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A failure: non-zero exit, no panic, a message that contains `needle`.
+pub fn fails_with(args: &[&str], needle: &str) {
+    let out = yolah(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+/// A path in `dir` as a string argument.
+pub fn path(dir: &std::path::Path, name: &str) -> String {
+    dir.join(name).to_string_lossy().into_owned()
+}
