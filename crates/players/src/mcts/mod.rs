@@ -240,8 +240,10 @@ impl Shared<'_> {
         };
         // Back up: a node's wins are for the side that moved into it, which
         // is the side to move at its parent. Visits were counted going down.
+        // The root's own wins are never read: leaving them alone spares
+        // every iteration a write to the line all threads start from.
         let mut side = pos.side_to_move();
-        for &i in path[..depth].iter().rev() {
+        for &i in path[1..depth].iter().rev() {
             side = side.opponent();
             let reward = if side == Color::Black {
                 black

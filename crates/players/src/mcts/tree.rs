@@ -112,7 +112,9 @@ fn zeroed_nodes(n: usize) -> Box<[Node]> {
 /// The arena: node 0 is the root; slots `0..len` are in use.
 pub(super) struct Tree {
     nodes: Box<[Node]>,
-    len: AtomicUsize,
+    /// Written at every expansion: kept off the line of `nodes`, which
+    /// every thread reads at every step.
+    len: super::CacheAligned<AtomicUsize>,
 }
 
 impl Tree {
@@ -122,7 +124,7 @@ impl Tree {
         nodes[0].reset(Move::PASS);
         Tree {
             nodes,
-            len: AtomicUsize::new(1),
+            len: super::CacheAligned(AtomicUsize::new(1)),
         }
     }
 
@@ -134,7 +136,7 @@ impl Tree {
     /// Slots in use.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.len.load(Relaxed).min(self.nodes.len())
+        self.len.0.load(Relaxed).min(self.nodes.len())
     }
 
     pub(super) fn node(&self, index: usize) -> &Node {
@@ -144,7 +146,7 @@ impl Tree {
     /// Only a fresh root left.
     pub(super) fn clear(&mut self) {
         self.nodes[0].reset(Move::PASS);
-        *self.len.get_mut() = 1;
+        *self.len.0.get_mut() = 1;
     }
 
     /// Counts a visit of `index` on the way down (the virtual loss) and
@@ -170,7 +172,7 @@ impl Tree {
         if (link >> CHILDREN_SHIFT) & 0xFF != 0 {
             return true;
         }
-        if self.len.load(Relaxed) + MAX_MOVES > self.nodes.len()
+        if self.len.0.load(Relaxed) + MAX_MOVES > self.nodes.len()
             || node
                 .link
                 .compare_exchange(link, link | BUSY, Acquire, Relaxed)
@@ -179,7 +181,7 @@ impl Tree {
             return false;
         }
         let moves = pos.legal_moves();
-        let first = self.len.fetch_add(moves.len(), Relaxed);
+        let first = self.len.0.fetch_add(moves.len(), Relaxed);
         if first + moves.len() > self.nodes.len() {
             // Another thread took the last slots first.
             node.link.store(link, Release);
@@ -249,7 +251,7 @@ impl Tree {
             }
             next += 1;
         }
-        *into.len.get_mut() = len;
+        *into.len.0.get_mut() = len;
         std::mem::swap(self, into);
     }
 }
