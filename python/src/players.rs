@@ -200,12 +200,14 @@ pub(crate) fn settings(
         from_spec(p).map_err(spec_error)?;
     }
     time_control(tc)?;
-    Ok(Settings {
+    let settings = Settings {
         players,
         games_per_pair,
         seed,
         tc: tc.map(str::to_string),
-    })
+    };
+    settings.check().map_err(YolahError::new_err)?;
+    Ok(settings)
 }
 
 /// A game line as the dict `json.loads` makes of its JSONL line.

@@ -35,7 +35,14 @@ pub struct PyTournamentFile {
     settings: Settings,
     store: Store,
     /// The games in the file (read at opening, then appended to).
-    games: std::sync::Mutex<Vec<GameLine>>,
+    games: std::sync::Mutex<Games>,
+}
+
+/// The games of a file, and which (pair, game) they are.
+#[derive(Default)]
+struct Games {
+    lines: Vec<GameLine>,
+    seen: std::collections::HashSet<((usize, usize), u64)>,
 }
 
 #[pymethods]
@@ -51,7 +58,10 @@ impl PyTournamentFile {
     ) -> PyResult<PyTournamentFile> {
         let settings = settings(players, games_per_pair, seed, tc)?;
         let store = Store::open(path, &settings).map_err(lab_error)?;
-        let games = std::sync::Mutex::new(store.games.clone());
+        let games = std::sync::Mutex::new(Games {
+            lines: store.games.clone(),
+            seen: store.games.iter().map(|g| (g.pair, g.game)).collect(),
+        });
         Ok(PyTournamentFile {
             settings,
             store,
@@ -72,14 +82,11 @@ impl PyTournamentFile {
     fn todo(&self, shard: Option<&str>) -> PyResult<Vec<(usize, u64)>> {
         let shard = shard.map(parse_shard).transpose()?.unwrap_or(Shard::WHOLE);
         let pairs = rounds::pairs(self.settings.players.len());
-        let done: std::collections::BTreeSet<_> =
-            self.lock().iter().map(|g| (g.pair, g.game)).collect();
-        let all = rounds::schedule(&self.settings);
-        let r = shard.range(all.len() as u64);
-        Ok(all[r.start as usize..r.end as usize]
-            .iter()
-            .copied()
-            .filter(|&(k, g)| !done.contains(&(pairs[k], g)))
+        let games = self.lock();
+        let mine = rounds::scheduled(&self.settings, shard.range(self.total()));
+        Ok(mine
+            .into_iter()
+            .filter(|&(k, g)| !games.seen.contains(&(pairs[k], g)))
             .collect())
     }
 
@@ -102,29 +109,26 @@ impl PyTournamentFile {
                     line.pair, line.game
                 )));
             }
-            if games
-                .iter()
-                .any(|g| (g.pair, g.game) == (line.pair, line.game))
-            {
+            if !games.seen.insert((line.pair, line.game)) {
                 continue;
             }
             self.store.append(&line).map_err(lab_error)?;
-            games.push(line);
+            games.lines.push(line);
             added += 1;
         }
         Ok(added)
     }
 
     /// How many games the file holds, and how many the tournament has.
-    fn progress(&self) -> (usize, usize) {
-        (self.lock().len(), rounds::schedule(&self.settings).len())
+    fn progress(&self) -> (u64, u64) {
+        (self.lock().lines.len() as u64, self.total())
     }
 
     /// The tournament so far, as `tournament()` returns it: `players`,
     /// `games` (sorted by pair and game) and `ratings` with `anchor` at 0.
     #[pyo3(signature = (anchor = 0))]
     fn result<'py>(&self, py: Python<'py>, anchor: usize) -> PyResult<Bound<'py, PyDict>> {
-        let mut games = self.lock().clone();
+        let mut games = self.lock().lines.clone();
         games.sort_by_key(|g| (g.pair, g.game));
         tournament_result(py, &self.settings, &games, anchor)
     }
@@ -139,8 +143,12 @@ impl PyTournamentFile {
 }
 
 impl PyTournamentFile {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<GameLine>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Games> {
         self.games.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn total(&self) -> u64 {
+        rounds::total_games(&self.settings)
     }
 
     fn store_path(&self) -> String {

@@ -129,6 +129,15 @@ def test_a_killed_ray_selfplay_resumes_from_its_shards(tmp_path):
     assert not work.exists()
 
 
+def test_selfplay_removes_only_its_own_shards(tmp_path):
+    mine = tmp_path / "keep.txt"
+    mine.write_text("a file of the user's")
+    yd.selfplay("alphabeta:depth=1", 2, str(tmp_path / "d.bin"), seed=1, games_per_task=1,
+                work_dir=str(tmp_path))
+    assert mine.read_text() == "a file of the user's"
+    assert not list(tmp_path.glob("shard-*"))
+
+
 def test_ray_random_games_are_the_commands_counts():
     expected = json.loads(cli("random-games", "--games", "30000", "--seed", "8", "--json"))
     for per_task in (30000, 7000):

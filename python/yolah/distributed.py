@@ -6,8 +6,9 @@ back in the formats the ``yolah`` command writes. A game depends only on
 the run's settings and its index, so the result is the one
 ``yolah tournament`` / ``selfplay`` / ``random-games`` gives for the same
 seed and settings, whatever the number of workers or the size of a task
-(players searching to a fixed depth, iterations or node count give the same
-games; a player with a time budget plays as it would under that load).
+(players searching on one thread to a fixed depth, iterations or node count
+give the same games; a player with a time budget or several threads plays as
+it would under that load).
 
 ``ray.init()`` runs locally unless ``address`` names a cluster (such as
 ``"auto"`` on a node of it, or ``"ray://head:10001"``); every node needs
@@ -34,7 +35,6 @@ The same shards can run without Ray: ``yolah … --shard K/N`` and
 from __future__ import annotations
 
 import os
-import shutil
 from typing import Callable, Iterable, Optional, Sequence
 
 from . import _yolah
@@ -221,7 +221,17 @@ def selfplay(
         _run_tasks(ray, task, jobs, workers, saved)
     merged = _yolah.merge_selfplay([path[s] for s in shards], out)
     if not keep_shards:
-        shutil.rmtree(work_dir, ignore_errors=True)
+        # Only what this run wrote: work_dir may be a folder of the user's.
+        for s in shards:
+            for f in (path[s], path[s] + ".shard.json"):
+                try:
+                    os.remove(f)
+                except FileNotFoundError:
+                    pass
+        try:
+            os.rmdir(work_dir)
+        except OSError:
+            pass  # not empty: other files of the user's are there
     return merged
 
 

@@ -211,6 +211,10 @@ enum Command {
         /// For tournaments: the player whose rating is 0 (default: the first).
         #[arg(long)]
         anchor: Option<String>,
+        /// For tournaments: print the table even when games are missing
+        /// (otherwise that is an error, after the merge is written).
+        #[arg(long)]
+        partial: bool,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -543,8 +547,9 @@ fn run(command: Command) -> Result<String> {
             files,
             out,
             anchor,
+            partial,
             json,
-        } => merge::merge_command(&files, out.as_deref(), anchor.as_deref(), json),
+        } => merge::merge_command(&files, out.as_deref(), anchor.as_deref(), partial, json),
         Command::Train {
             data,
             out,

@@ -45,13 +45,14 @@ pub fn merge_command(
     files: &[String],
     out: Option<&str>,
     anchor: Option<&str>,
+    partial: bool,
     json: bool,
 ) -> Result<String> {
     let first = files.first().ok_or_else(|| anyhow!("no files to merge"))?;
     let need_out = |what: &str| out.ok_or_else(|| anyhow!("merging {what} needs --out FILE"));
     match kind(first)? {
         Kind::Tournament => {
-            crate::rank::merge_tournaments(files, need_out("tournaments")?, anchor, json)
+            crate::rank::merge_tournaments(files, need_out("tournaments")?, anchor, partial, json)
         }
         Kind::Selfplay => {
             let out = need_out("self-play shards")?;
@@ -95,16 +96,35 @@ struct RandomGamesShard {
     plies: u64,
 }
 
+/// A random-games shard's output: one JSON line, read with a bound.
+fn read_small(path: &str) -> Result<String> {
+    const LIMIT: u64 = 64 << 10;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(LIMIT + 1).read_to_string(&mut text))
+        .with_context(|| format!("cannot read {path} (a random-games --json output)"))?;
+    if text.len() as u64 > LIMIT {
+        bail!("{path} is longer than a random-games --json output ({LIMIT} bytes at most)");
+    }
+    Ok(text)
+}
+
 fn merge_random_games(files: &[String], json: bool) -> Result<String> {
     let mut shards = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+        let text = read_small(path)?;
         let s: RandomGamesShard = serde_json::from_str(text.trim()).map_err(|e| {
             anyhow!("{path}: not the --json output of `yolah random-games --shard K/N`: {e}")
         })?;
+        let results = s
+            .black_wins
+            .checked_add(s.white_wins)
+            .and_then(|n| n.checked_add(s.draws));
         if s.shard.range(s.total_games) != (s.first_game..s.end_game)
             || s.games != s.end_game - s.first_game
-            || s.black_wins + s.white_wins + s.draws != s.games
+            || results != Some(s.games)
+            || s.plies > s.games.saturating_mul(128)
+            || s.total_games > 1 << 50
         {
             bail!("{path}: its counts do not add up for shard {}", s.shard);
         }

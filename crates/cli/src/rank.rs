@@ -43,7 +43,7 @@ pub fn tournament_command(
     for w in &store.warnings {
         eprintln!("yolah: warning: {w}");
     }
-    let total = tournament::schedule(&settings).len() as u64;
+    let total = tournament::total_games(&settings);
     let bar = progress_bar(shard.range(total).count() as u64, "games");
     let games = tournament::run(&settings, &store, shard, threads, &|done, _| {
         bar.set_position(done)
@@ -81,33 +81,41 @@ fn anchor_index(players: &[String], anchor: Option<&str>) -> Result<usize> {
 }
 
 /// `yolah merge` of tournament files: the union of their games in `out`,
-/// and the table.
+/// and the table; missing games are an error unless `partial`.
 pub fn merge_tournaments(
     inputs: &[String],
     out: &str,
     anchor: Option<&str>,
+    partial: bool,
     json: bool,
 ) -> Result<String> {
+    // The anchor is checked before anything is written.
+    let (settings, _, _) = tournament::read(inputs.first().map_or("", String::as_str))?;
+    let anchor = anchor_index(&settings.players, anchor)?;
     let merged = tournament::merge(inputs, out)?;
     for w in &merged.warnings {
         eprintln!("yolah: warning: {w}");
     }
     let players = &merged.settings.players;
-    let anchor = anchor_index(players, anchor)?;
-    let total = tournament::schedule(&merged.settings).len();
-    let missing = total - merged.games.len();
-    if missing > 0 {
-        eprintln!(
-            "yolah: warning: {missing} of the tournament's {total} games are in none of the files; \
-             the table counts the {} there are (running `yolah tournament` on {out} plays the rest)",
-            merged.games.len()
-        );
-    }
+    let total = tournament::total_games(&merged.settings);
+    let missing = total - merged.games.len() as u64;
     eprintln!(
         "{} game(s) added to {out}, which holds {} of {total}",
         merged.added,
         merged.games.len()
     );
+    if missing > 0 {
+        let what = format!(
+            "{missing} of the tournament's {total} games are in none of the files \
+             (a shard missing or unfinished?); {out} holds the {} there are, and \
+             `yolah tournament` on it plays the rest",
+            merged.games.len()
+        );
+        if !partial {
+            bail!("{what}; --partial prints the table of the games there are");
+        }
+        eprintln!("yolah: warning: {what}");
+    }
     Ok(standings_text(players, &merged.games, anchor, json))
 }
 

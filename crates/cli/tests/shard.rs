@@ -139,6 +139,19 @@ fn selfplay_shards_merge_into_the_bytes_of_one_run() {
     );
     fails_with(&["merge", &shards[0]], "needs --out");
     fails_with(&["merge", "--out", &merged, &whole], "shard.json");
+    // A shard file changed in place (same size) no longer matches its
+    // manifest's checksum.
+    let mut bytes = std::fs::read(&shards[0]).unwrap();
+    let original = bytes.clone();
+    bytes[8 + 28] ^= 1;
+    std::fs::write(&shards[0], &bytes).unwrap();
+    fails_with(
+        &[
+            "merge", "--out", &merged, &shards[0], &shards[1], &shards[2],
+        ],
+        "not the file the manifest was written for",
+    );
+    std::fs::write(&shards[0], original).unwrap();
     // A shard file cut short no longer matches its manifest.
     let bytes = std::fs::read(&shards[1]).unwrap();
     std::fs::write(&shards[1], &bytes[..bytes.len() - 32]).unwrap();
@@ -185,11 +198,26 @@ fn tournament_shards_merge_into_the_table_of_one_run() {
     };
     assert_eq!(lines(&merged), lines(&whole));
 
-    // One shard alone: a warning and the partial table.
+    // One shard alone is an error (the merge is written all the same),
+    // and with --partial a warning and the table of the games there are.
     let partial = path(&d, "partial.jsonl");
-    let out = yolah(&["merge", "--out", &partial, &shards[0]]);
+    fails_with(
+        &["merge", "--out", &partial, &shards[0]],
+        "6 of the tournament's 12 games",
+    );
+    let out = yolah(&["merge", "--out", &partial, "--partial", &shards[0]]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("6 of the tournament's 12 games"));
+    // A header that is no tournament's is refused before anything is written.
+    let bad = path(&d, "bad.jsonl");
+    std::fs::write(
+        &bad,
+        "{\"type\":\"header\",\"players\":[\"random\"],\"games_per_pair\":2,\"seed\":0}\n",
+    )
+    .unwrap();
+    let fresh = path(&d, "fresh.jsonl");
+    fails_with(&["merge", "--out", &fresh, &bad], "2 to 1000 players");
+    assert!(!std::path::Path::new(&fresh).exists());
     let other = path(&d, "other.jsonl");
     let mut args = vec!["tournament", "--players"];
     args.extend(players);

@@ -196,7 +196,11 @@ pub fn write(path: &str, samples: &[Sample]) -> Result<(), DataError> {
     for s in samples {
         out.write_all(&s.to_bytes()).map_err(io)?;
     }
-    out.flush().map_err(io)
+    // On the disk before anything (a rename, a manifest) vouches for it.
+    out.into_inner()
+        .map_err(|e| io(e.into_error()))?
+        .sync_all()
+        .map_err(io)
 }
 
 /// Reads a training file, record by record, checking every one.
@@ -358,6 +362,51 @@ pub struct ShardManifest {
     pub end_game: u64,
     /// Positions in the shard's file.
     pub positions: u64,
+    /// The version of yolah that played it: shards of one run must all be
+    /// played by the same players.
+    pub version: String,
+    /// FNV-1a (64 bits) of the file's records, `0x…`.
+    pub checksum: String,
+}
+
+/// The version written in shard manifests.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The largest manifest [`ShardManifest::read`] takes.
+const MAX_MANIFEST_BYTES: u64 = 64 << 10;
+
+/// FNV-1a, 64 bits, of `bytes` continued from `hash`.
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The checksum of a training file's records, read in pieces.
+fn checksum_of(path: &str) -> Result<(String, u64), DataError> {
+    let io = |error| DataError::Io {
+        action: "read",
+        path: path.to_string(),
+        error,
+    };
+    let mut input = BufReader::new(File::open(path).map_err(io)?);
+    let mut magic = [0u8; 8];
+    input.read_exact(&mut magic).map_err(io)?;
+    let (mut hash, mut bytes) = (FNV_START, 0u64);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match input.read(&mut buf).map_err(io)? {
+            0 => break,
+            n => {
+                hash = fnv1a(hash, &buf[..n]);
+                bytes += n as u64;
+            }
+        }
+    }
+    Ok((format!("0x{hash:016x}"), bytes))
 }
 
 impl ShardManifest {
@@ -374,11 +423,18 @@ impl ShardManifest {
             path: path.clone(),
             problem,
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            bad(format!(
-                "cannot read it ({e}); a self-play shard is written by `yolah selfplay --shard K/N`"
-            ))
-        })?;
+        let mut text = String::new();
+        File::open(&path)
+            .and_then(|f| f.take(MAX_MANIFEST_BYTES + 1).read_to_string(&mut text))
+            .map_err(|e| {
+                bad(format!(
+                    "cannot read it ({e}); a self-play shard is written by \
+                     `yolah selfplay --shard K/N`"
+                ))
+            })?;
+        if text.len() as u64 > MAX_MANIFEST_BYTES {
+            return Err(bad("too long for a shard manifest".into()));
+        }
         let m: ShardManifest =
             serde_json::from_str(&text).map_err(|e| bad(format!("not a shard manifest: {e}")))?;
         if m.shard.range(m.games) != (m.first_game..m.end_game) {
@@ -387,17 +443,19 @@ impl ShardManifest {
                 m.first_game, m.end_game, m.shard, m.games
             )));
         }
-        let bytes = std::fs::metadata(data)
-            .map_err(|error| DataError::Io {
-                action: "read",
-                path: data.to_string(),
-                error,
-            })?
-            .len();
-        if bytes != (MAGIC.len() + RECORD_BYTES * m.positions as usize) as u64 {
+        let (checksum, bytes) = checksum_of(data)?;
+        let expected = m.positions.checked_mul(RECORD_BYTES as u64);
+        if expected != Some(bytes) {
             return Err(bad(format!(
-                "{data} holds {bytes} bytes, not the {} positions the manifest counts",
+                "{data} holds {bytes} bytes of records, not the {} positions the manifest counts",
                 m.positions
+            )));
+        }
+        if checksum != m.checksum {
+            return Err(bad(format!(
+                "{data} is not the file the manifest was written for (checksum {checksum}, \
+                 not {})",
+                m.checksum
             )));
         }
         Ok(m)
@@ -420,9 +478,13 @@ pub fn finished_shard(
     seed: u64,
     shard: Shard,
 ) -> Option<ShardManifest> {
-    ShardManifest::read(out)
-        .ok()
-        .filter(|m| m.player == spec && m.games == games && m.seed == seed && m.shard == shard)
+    ShardManifest::read(out).ok().filter(|m| {
+        m.player == spec
+            && m.games == games
+            && m.seed == seed
+            && m.shard == shard
+            && m.version == VERSION
+    })
 }
 
 /// Writes `samples`, the positions of shard `shard` of a self-play run, to
@@ -446,6 +508,9 @@ pub fn save_shard(
         error,
     })?;
     let range = shard.range(games);
+    let records = samples
+        .iter()
+        .fold(FNV_START, |h, s| fnv1a(h, &s.to_bytes()));
     let manifest = ShardManifest {
         player: spec.to_string(),
         games,
@@ -454,6 +519,8 @@ pub fn save_shard(
         first_game: range.start,
         end_game: range.end,
         positions: samples.len() as u64,
+        version: VERSION.to_string(),
+        checksum: format!("0x{records:016x}"),
     };
     manifest.write(out)?;
     Ok(manifest)
@@ -493,6 +560,12 @@ pub fn merge(inputs: &[String], out: &str) -> Result<ShardManifest, DataError> {
         .map(|(m, _)| m.clone())
         .ok_or_else(|| DataError::Merge("no self-play shards to merge".into()))?;
     for (m, path) in &shards {
+        if m.version != first.version {
+            return Err(DataError::Merge(format!(
+                "{path} was played by yolah {}, the other shards by {}: replay it",
+                m.version, first.version
+            )));
+        }
         if (&m.player, m.games, m.seed) != (&first.player, first.games, first.seed) {
             return Err(DataError::Merge(format!(
                 "{path} is a shard of another run ({} games of {} seeded {}, not {} of {} seeded {})",
@@ -504,6 +577,29 @@ pub fn merge(inputs: &[String], out: &str) -> Result<ShardManifest, DataError> {
         crate::shard::complete(shards.into_iter().map(|(m, p)| (m.shard, (m, p))).collect())
             .map_err(DataError::Merge)?;
     let tmp = format!("{out}.tmp");
+    let result = concatenate(&ordered, &tmp).and_then(|positions| {
+        std::fs::rename(&tmp, out).map_err(|error| DataError::Io {
+            action: "write",
+            path: out.to_string(),
+            error,
+        })?;
+        Ok(positions)
+    });
+    let positions = result.inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })?;
+    Ok(ShardManifest {
+        shard: Shard::WHOLE,
+        first_game: 0,
+        end_game: first.games,
+        positions,
+        checksum: String::new(),
+        ..first
+    })
+}
+
+/// Writes the training file `tmp`: the records of the `shards`, in order.
+fn concatenate(shards: &[(Shard, (ShardManifest, &String))], tmp: &str) -> Result<u64, DataError> {
     let io = |action, path: &str| {
         let path = path.to_string();
         move |error| DataError::Io {
@@ -512,37 +608,34 @@ pub fn merge(inputs: &[String], out: &str) -> Result<ShardManifest, DataError> {
             error,
         }
     };
-    let mut output = BufWriter::new(File::create(&tmp).map_err(io("write", &tmp))?);
-    output.write_all(MAGIC).map_err(io("write", &tmp))?;
-    let mut positions = 0;
-    for (_, (m, path)) in &ordered {
+    let mut output = BufWriter::new(File::create(tmp).map_err(io("write", tmp))?);
+    output.write_all(MAGIC).map_err(io("write", tmp))?;
+    let mut positions = 0u64;
+    for (_, (m, path)) in shards {
         let mut input = File::open(path.as_str()).map_err(io("read", path))?;
         let mut magic = [0u8; 8];
         input.read_exact(&mut magic).map_err(io("read", path))?;
         let copied = std::io::copy(&mut input, &mut output).map_err(io("read", path))?;
-        if &magic != MAGIC || copied != m.positions * RECORD_BYTES as u64 {
+        if &magic != MAGIC || Some(copied) != m.positions.checked_mul(RECORD_BYTES as u64) {
             return Err(DataError::Merge(format!(
                 "{path} changed while it was merged"
             )));
         }
         positions += m.positions;
     }
-    output.flush().map_err(io("write", &tmp))?;
-    drop(output);
-    std::fs::rename(&tmp, out).map_err(io("write", out))?;
-    Ok(ShardManifest {
-        shard: Shard::WHOLE,
-        first_game: 0,
-        end_game: first.games,
-        positions,
-        ..first
-    })
+    output
+        .into_inner()
+        .map_err(|e| io("write", tmp)(e.into_error()))?
+        .sync_all()
+        .map_err(io("write", tmp))?;
+    Ok(positions)
 }
 
 /// Writes `path` through a temporary file and a rename.
 fn write_atomically(path: &str, bytes: &[u8]) -> Result<(), DataError> {
     let tmp = format!("{path}.tmp");
-    std::fs::write(&tmp, bytes)
+    File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
         .and_then(|()| std::fs::rename(&tmp, path))
         .map_err(|error| DataError::Io {
             action: "write",

@@ -101,6 +101,50 @@ pub struct Settings {
     pub tc: Option<String>,
 }
 
+/// The most players a tournament may have.
+pub const MAX_PLAYERS: usize = 1000;
+/// The most games a pair may play.
+pub const MAX_GAMES_PER_PAIR: u64 = 1_000_000;
+/// The most games a tournament may have.
+pub const MAX_GAMES: u64 = 100_000_000;
+
+impl Settings {
+    /// Whether these settings make a tournament: 2 to [`MAX_PLAYERS`]
+    /// different players, 1 to [`MAX_GAMES_PER_PAIR`] games a pair, at most
+    /// [`MAX_GAMES`] games in all.
+    pub fn check(&self) -> Result<(), String> {
+        let n = self.players.len();
+        if !(2..=MAX_PLAYERS).contains(&n) {
+            return Err(format!(
+                "a tournament has 2 to {MAX_PLAYERS} players, not {n}"
+            ));
+        }
+        if let Some((i, p)) = self
+            .players
+            .iter()
+            .enumerate()
+            .find(|(i, p)| self.players[..*i].contains(p))
+        {
+            return Err(format!(
+                "player {p:?} is listed twice (again as player {i})"
+            ));
+        }
+        if !(1..=MAX_GAMES_PER_PAIR).contains(&self.games_per_pair) {
+            return Err(format!(
+                "a pair plays 1 to {MAX_GAMES_PER_PAIR} games, not {}",
+                self.games_per_pair
+            ));
+        }
+        let total = total_games(self);
+        if total > MAX_GAMES {
+            return Err(format!(
+                "{total} games is more than a tournament may have ({MAX_GAMES})"
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// One finished game, one JSONL line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameLine {
@@ -232,6 +276,9 @@ fn scan(path: &str, expected: Option<&Settings>) -> Result<Option<Contents>, Tou
             .map_err(|e| line_error(i + 1, format!("not a tournament line: {e}")))?;
         match (&settings, parsed) {
             (None, Line::Header(found)) => {
+                found
+                    .check()
+                    .map_err(|why| line_error(i + 1, format!("not a tournament header: {why}")))?;
                 if expected.is_some_and(|s| s != &found) {
                     return Err(TournamentError::OtherSettings {
                         path: path.to_string(),
@@ -299,6 +346,7 @@ impl Store {
     /// Opens (or creates) the tournament file at `path` for `settings`,
     /// reading it line by line (no line may exceed [`MAX_LINE_BYTES`]).
     pub fn open(path: &str, settings: &Settings) -> Result<Store, TournamentError> {
+        settings.check().map_err(TournamentError::Game)?;
         let io = |action| {
             move |error| TournamentError::Io {
                 action,
@@ -399,13 +447,21 @@ pub fn play(
     })
 }
 
-/// Every game of a tournament as (pair index, game), game-major: game 0 of
-/// every pair, then game 1 of every pair, and so on. Shards cut this
-/// order, so each shard gets a fair share of every pair's games.
-pub fn schedule(settings: &Settings) -> Vec<(usize, u64)> {
-    let pairs = pairs(settings.players.len()).len();
-    (0..settings.games_per_pair)
-        .flat_map(|g| (0..pairs).map(move |k| (k, g)))
+/// How many games the tournament has: pairs × games per pair.
+pub fn total_games(settings: &Settings) -> u64 {
+    let n = settings.players.len() as u64;
+    n * n.saturating_sub(1) / 2 * settings.games_per_pair
+}
+
+/// Games `range` of a tournament as (pair index, game), numbered
+/// game-major: game 0 of every pair, then game 1 of every pair, and so on.
+/// Shards cut this order, so each shard gets a fair share of every pair's
+/// games.
+pub fn scheduled(settings: &Settings, range: std::ops::Range<u64>) -> Vec<(usize, u64)> {
+    let pairs = pairs(settings.players.len()).len() as u64;
+    let end = range.end.min(total_games(settings));
+    (range.start..end)
+        .map(|t| ((t % pairs) as usize, t / pairs))
         .collect()
 }
 
@@ -423,9 +479,7 @@ pub fn run(
     let done: BTreeSet<((usize, usize), u64)> =
         store.games.iter().map(|g| (g.pair, g.game)).collect();
     let pairs = pairs(settings.players.len());
-    let all = schedule(settings);
-    let range = shard.range(all.len() as u64);
-    let mine = &all[range.start as usize..range.end as usize];
+    let mine = scheduled(settings, shard.range(total_games(settings)));
     let todo: Vec<(usize, u64)> = mine
         .iter()
         .copied()
@@ -462,23 +516,22 @@ pub struct Merged {
 
 /// Merges the tournament files `inputs` (shards of one tournament, or
 /// partial runs of it) into `out`, which may already hold games of it: the
-/// union of their games, each once. Files of another tournament are
-/// refused; a game found twice keeps its first line.
+/// union of their games, each once. Every input is read and checked before
+/// `out` is touched, so files of another tournament are refused with `out`
+/// as it was; a game found twice keeps its first line.
 pub fn merge(inputs: &[String], out: &str) -> Result<Merged, TournamentError> {
     let first = inputs
         .first()
         .ok_or_else(|| TournamentError::Game("no tournament files to merge".into()))?;
     let (settings, _, _) = read(first)?;
-    let store = Store::open(out, &settings)?;
-    let mut warnings = store.warnings.clone();
-    let mut have: BTreeSet<((usize, usize), u64)> =
-        store.games.iter().map(|g| (g.pair, g.game)).collect();
-    let mut games = store.games.clone();
-    let mut added = 0;
-    for path in inputs {
-        if path == out {
-            continue;
-        }
+    let out_path = std::fs::canonicalize(out).ok();
+    let is_out = |path: &str| match (&out_path, std::fs::canonicalize(path)) {
+        (Some(o), Ok(p)) => *o == p,
+        _ => path == out,
+    };
+    let mut warnings = Vec::new();
+    let mut found_games = Vec::new();
+    for path in inputs.iter().filter(|p| !is_out(p)) {
         let (found, lines, mut notes) = read(path)?;
         if found != settings {
             return Err(TournamentError::OtherSettings {
@@ -487,6 +540,15 @@ pub fn merge(inputs: &[String], out: &str) -> Result<Merged, TournamentError> {
             });
         }
         warnings.append(&mut notes);
+        found_games.push((path, lines));
+    }
+    let store = Store::open(out, &settings)?;
+    warnings.extend(store.warnings.iter().cloned());
+    let mut have: BTreeSet<((usize, usize), u64)> =
+        store.games.iter().map(|g| (g.pair, g.game)).collect();
+    let mut games = store.games.clone();
+    let mut added = 0;
+    for (path, lines) in found_games {
         let mut repeated = 0;
         for g in lines {
             if have.insert((g.pair, g.game)) {
