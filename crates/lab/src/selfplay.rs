@@ -335,7 +335,7 @@ pub fn selfplay_range(
     from_spec(spec).map_err(DataError::Spec)?;
     let first = range.start;
     let games = crate::parallel::map_indexed(
-        range.count(),
+        (range.end.saturating_sub(range.start)) as usize,
         threads,
         |i| selfplay_game(spec, seed, first + i as u64),
         progress,
