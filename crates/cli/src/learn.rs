@@ -53,6 +53,8 @@ pub struct TrainOptions {
     pub lambda: f32,
     pub symmetries: bool,
     pub dedup: bool,
+    /// The first layer's width.
+    pub width: usize,
 }
 
 #[cfg(not(feature = "train"))]
@@ -71,9 +73,13 @@ pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Resu
         lambda,
         symmetries,
         dedup,
+        width,
     } = options;
     if !(0.0..=1.0).contains(&lambda) {
         bail!("--lambda {lambda} must lie between 0 and 1");
+    }
+    if !yolah_players::nn::valid_hidden1(width) {
+        bail!("--width {width} must be a multiple of 16 from 16 to 128");
     }
     let mut samples: Vec<Sample> = Vec::new();
     for f in files {
@@ -92,6 +98,7 @@ pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Resu
         seed,
         lambda,
         symmetries,
+        hidden1: width,
         ..TrainConfig::default()
     };
     let start = std::time::Instant::now();

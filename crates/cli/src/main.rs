@@ -243,6 +243,10 @@ enum Command {
         /// Keep one sample of each position (up to symmetry): the first.
         #[arg(long)]
         dedup: bool,
+        /// Width of the network's first layer: a multiple of 16 up to 128
+        /// (the nets before gen2 have 64).
+        #[arg(long, default_value_t = 128)]
+        width: usize,
     },
     /// Serve the web page and WebSocket games (people and computers), kept in
     /// a database so that games survive a restart.
@@ -558,6 +562,7 @@ fn run(command: Command) -> Result<String> {
             lambda,
             no_symmetries,
             dedup,
+            width,
         } => learn::train_command(
             &data,
             &out,
@@ -567,6 +572,7 @@ fn run(command: Command) -> Result<String> {
                 lambda,
                 symmetries: !no_symmetries,
                 dedup,
+                width,
             },
         ),
         Command::Analyse {

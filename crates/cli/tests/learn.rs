@@ -36,12 +36,15 @@ fn selfplay_then_train_then_play_with_the_new_net() {
     assert!(bytes.len() > 8 && (bytes.len() - 8) % 32 == 0);
 
     let said = ok(&[
-        "train", "--data", &data, "--out", &net, "--epochs", "2", "--seed", "1",
+        "train", "--data", &data, "--out", &net, "--epochs", "2", "--seed", "1", "--width", "32",
     ]);
     assert!(
         said.contains("epoch   2") && said.contains("validation loss"),
         "{said}"
     );
+    // A 32-wide network: header, then (192 + 1) × 32 + 38 × 16 + 16 + 16 + 1 floats.
+    let size = std::fs::metadata(&net).unwrap().len();
+    assert_eq!(size, 24 + 4 * (193 * 32 + 38 * 16 + 33));
 
     let spec = format!("nn:depth=2,net={net}");
     let said = ok(&["analyse", "--player", &spec]);
@@ -81,4 +84,16 @@ fn bad_files_are_refused_with_a_reason() {
         "nope",
     );
     fails_with(&["analyse", "--player", "mcts:eval=magic"], "eval=magic");
+    fails_with(
+        &[
+            "train",
+            "--data",
+            &junk,
+            "--out",
+            &path(&dir, "x.bin"),
+            "--width",
+            "24",
+        ],
+        "--width 24",
+    );
 }

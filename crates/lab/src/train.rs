@@ -21,7 +21,8 @@ use std::fmt;
 use yolah::{Rng, Symmetry};
 use yolah_players::eval::features;
 use yolah_players::nn::{
-    active_features, scalars, FloatNet, HIDDEN1, HIDDEN2, INPUTS, MAX_WEIGHT, SCALARS,
+    active_features, scalars, valid_hidden1, FloatNet, HIDDEN1_STEP, HIDDEN2, INPUTS, MAX_HIDDEN1,
+    MAX_WEIGHT, SCALARS,
 };
 use yolah_players::score::CENTIPOINTS_PER_LOGIT;
 
@@ -30,6 +31,8 @@ use yolah_players::score::CENTIPOINTS_PER_LOGIT;
 pub enum TrainError {
     /// Fewer than 20 positions.
     TooFewPositions(usize),
+    /// A first-layer width the players cannot run.
+    BadWidth(usize),
     /// candle failed.
     Candle(candle_core::Error),
 }
@@ -38,6 +41,10 @@ impl fmt::Display for TrainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TrainError::TooFewPositions(n) => write!(f, "{n} positions are too few to train on"),
+            TrainError::BadWidth(w) => write!(
+                f,
+                "a first layer of {w} is not a multiple of {HIDDEN1_STEP} from {HIDDEN1_STEP} to {MAX_HIDDEN1}"
+            ),
             TrainError::Candle(e) => write!(f, "training failed: {e}"),
         }
     }
@@ -50,6 +57,9 @@ impl From<candle_core::Error> for TrainError {
         TrainError::Candle(e)
     }
 }
+
+/// The first-layer width `yolah train` gives a network unless told.
+pub const DEFAULT_HIDDEN1: usize = 128;
 
 /// How to train.
 #[derive(Clone, Copy, Debug)]
@@ -68,6 +78,8 @@ pub struct TrainConfig {
     pub validation: f32,
     /// Show each training position in a random one of its eight images.
     pub symmetries: bool,
+    /// The first layer's width.
+    pub hidden1: usize,
 }
 
 impl Default for TrainConfig {
@@ -80,6 +92,7 @@ impl Default for TrainConfig {
             batch: 512,
             validation: 0.1,
             symmetries: true,
+            hidden1: DEFAULT_HIDDEN1,
         }
     }
 }
@@ -124,6 +137,7 @@ fn encode(samples: &[&Sample], lambda: f32, symmetry: impl Fn(usize) -> Symmetry
 }
 
 struct Model {
+    hidden1: usize,
     w1: Var,
     b1: Var,
     w2: Var,
@@ -143,13 +157,14 @@ fn var(data: Vec<f32>, shape: &[usize]) -> candle_core::Result<Var> {
 }
 
 impl Model {
-    fn new(rng: &mut Rng) -> candle_core::Result<Model> {
+    fn new(rng: &mut Rng, hidden1: usize) -> candle_core::Result<Model> {
         Ok(Model {
-            w1: var(uniform(rng, INPUTS * HIDDEN1, 0.1), &[INPUTS, HIDDEN1])?,
-            b1: var(vec![0.25; HIDDEN1], &[HIDDEN1])?,
+            hidden1,
+            w1: var(uniform(rng, INPUTS * hidden1, 0.1), &[INPUTS, hidden1])?,
+            b1: var(vec![0.25; hidden1], &[hidden1])?,
             w2: var(
-                uniform(rng, (HIDDEN1 + SCALARS) * HIDDEN2, 0.25),
-                &[HIDDEN1 + SCALARS, HIDDEN2],
+                uniform(rng, (hidden1 + SCALARS) * HIDDEN2, 0.25),
+                &[hidden1 + SCALARS, HIDDEN2],
             )?,
             b2: var(vec![0.25; HIDDEN2], &[HIDDEN2])?,
             w3: var(uniform(rng, HIDDEN2, 0.3), &[HIDDEN2, 1])?,
@@ -164,7 +179,7 @@ impl Model {
             .collect()
     }
 
-    /// Logits for a batch: x [B, 192], s [B, 4] → [B, 1].
+    /// Logits for a batch: x [B, 192], s [B, 6] → [B, 1].
     fn forward(&self, x: &Tensor, s: &Tensor) -> candle_core::Result<Tensor> {
         let h1 = x
             .matmul(self.w1.as_tensor())?
@@ -195,6 +210,7 @@ impl Model {
     fn export(&self) -> candle_core::Result<FloatNet> {
         let flat = |v: &Var| v.as_tensor().flatten_all()?.to_vec1::<f32>();
         Ok(FloatNet {
+            hidden1: self.hidden1,
             w1: flat(&self.w1)?,
             b1: flat(&self.b1)?,
             w2: flat(&self.w2)?,
@@ -223,6 +239,9 @@ pub fn train(
     if samples.len() < 20 {
         return Err(TrainError::TooFewPositions(samples.len()));
     }
+    if !valid_hidden1(config.hidden1) {
+        return Err(TrainError::BadWidth(config.hidden1));
+    }
     let mut rng = Rng::new(config.seed);
     let mut order: Vec<usize> = (0..samples.len()).collect();
     for i in (1..order.len()).rev() {
@@ -237,7 +256,7 @@ pub fn train(
     );
     let (vx, vs, vy) = tensors(&val)?;
     let mut train_idx = train_idx.to_vec();
-    let model = Model::new(&mut rng)?;
+    let model = Model::new(&mut rng, config.hidden1)?;
     let params = ParamsAdamW {
         lr: config.learning_rate,
         weight_decay: 1e-5,

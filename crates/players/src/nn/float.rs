@@ -5,9 +5,11 @@
 //! The file (little endian): the 8 bytes `YOLAHNN1`, four `u32` dimensions
 //! (inputs, first hidden layer, scalars, second hidden layer), then `f32`
 //! arrays: w1 [inputs × hidden1], b1 [hidden1], w2 [(hidden1 + scalars) ×
-//! hidden2], b2 [hidden2], w3 [hidden2], b3 [1], each input-major.
+//! hidden2], b2 [hidden2], w3 [hidden2], b3 [1], each input-major. All
+//! dimensions but the first hidden layer's width are fixed; that one is
+//! any [`valid_hidden1`] width.
 
-use super::{HIDDEN1, HIDDEN2, INPUTS, SCALARS};
+use super::{valid_hidden1, HIDDEN1_STEP, HIDDEN2, INPUTS, MAX_HIDDEN1, SCALARS};
 use yolah::file::{read_limited, FileError};
 
 const MAGIC: &[u8; 8] = b"YOLAHNN1";
@@ -20,11 +22,13 @@ pub const MAX_WEIGHT: f32 = 32.0;
 /// The float network.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
-    /// First layer, input-major: `w1[i * HIDDEN1 + j]`.
+    /// The first layer's width (H).
+    pub hidden1: usize,
+    /// First layer, input-major: `w1[i * H + j]`.
     pub w1: Vec<f32>,
     /// First layer biases.
     pub b1: Vec<f32>,
-    /// Second layer, input-major over the `HIDDEN1 + SCALARS` inputs.
+    /// Second layer, input-major over the `H + SCALARS` inputs.
     pub w2: Vec<f32>,
     /// Second layer biases.
     pub b2: Vec<f32>,
@@ -46,27 +50,33 @@ impl std::fmt::Display for NetError {
 
 impl std::error::Error for NetError {}
 
-/// Array lengths in file order.
-const SIZES: [usize; 6] = [
-    INPUTS * HIDDEN1,
-    HIDDEN1,
-    (HIDDEN1 + SCALARS) * HIDDEN2,
-    HIDDEN2,
-    HIDDEN2,
-    1,
-];
+/// Array lengths in file order for a first layer of width `hidden1`.
+const fn sizes(hidden1: usize) -> [usize; 6] {
+    [
+        INPUTS * hidden1,
+        hidden1,
+        (hidden1 + SCALARS) * HIDDEN2,
+        HIDDEN2,
+        HIDDEN2,
+        1,
+    ]
+}
 
-/// The size of a network file of this build's dimensions, which is also the
-/// most [`FloatNet::load`] reads.
-pub const MAX_NET_BYTES: u64 = {
+/// The size of a network file with a first layer of width `hidden1`.
+pub const fn net_bytes(hidden1: usize) -> usize {
+    let sizes = sizes(hidden1);
     let mut total = HEADER_BYTES;
     let mut i = 0;
-    while i < SIZES.len() {
-        total += 4 * SIZES[i];
+    while i < sizes.len() {
+        total += 4 * sizes[i];
         i += 1;
     }
-    total as u64
-};
+    total
+}
+
+/// The size of the largest network file this build reads (the widest first
+/// layer), which is also the most [`FloatNet::load`] reads.
+pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1) as u64;
 
 impl FloatNet {
     /// Parses the `net.bin` format.
@@ -79,13 +89,15 @@ impl FloatNet {
             u32::from_le_bytes(bytes[8 + 4 * i..12 + 4 * i].try_into().expect("4 bytes"))
         };
         let dims = [dim(0), dim(1), dim(2), dim(3)];
-        let expected = [INPUTS, HIDDEN1, SCALARS, HIDDEN2].map(|d| d as u32);
-        if dims != expected {
+        let hidden1 = dims[1] as usize;
+        let expected = [INPUTS, hidden1, SCALARS, HIDDEN2].map(|d| d as u32);
+        if dims != expected || !valid_hidden1(hidden1) {
             return err(format!(
-                "network dimensions {dims:?}, this build needs {expected:?}"
+                "network dimensions {dims:?}, this build needs [{INPUTS}, H, {SCALARS}, {HIDDEN2}] \
+                 with H a multiple of {HIDDEN1_STEP} up to {MAX_HIDDEN1}"
             ));
         }
-        let expected_bytes = MAX_NET_BYTES as usize;
+        let expected_bytes = net_bytes(hidden1);
         if bytes.len() != expected_bytes {
             return err(format!(
                 "network file has {} bytes, expected {expected_bytes}",
@@ -96,12 +108,13 @@ impl FloatNet {
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
-        let mut parts = SIZES.iter().scan(0, |at, &n| {
+        let mut parts = sizes(hidden1).into_iter().scan(0, |at, n| {
             *at += n;
             Some(all[*at - n..*at].to_vec())
         });
         let mut next = || parts.next().expect("six arrays");
         let net = FloatNet {
+            hidden1,
             w1: next(),
             b1: next(),
             w2: next(),
@@ -113,9 +126,24 @@ impl FloatNet {
         Ok(net)
     }
 
-    /// Checks that every weight is a finite number within ±[`MAX_WEIGHT`],
-    /// as the integer network needs.
+    /// Checks that the width is one this build runs, that every array has
+    /// its length, and that every weight is a finite number within
+    /// ±[`MAX_WEIGHT`], as the integer network needs.
     pub fn check(&self) -> Result<(), NetError> {
+        if !valid_hidden1(self.hidden1) {
+            return Err(NetError(format!(
+                "first layer width {} is not a multiple of {HIDDEN1_STEP} up to {MAX_HIDDEN1}",
+                self.hidden1
+            )));
+        }
+        let lengths = self.arrays().map(<[f32]>::len);
+        if lengths != sizes(self.hidden1) {
+            return Err(NetError(format!(
+                "network arrays of lengths {lengths:?}, width {} needs {:?}",
+                self.hidden1,
+                sizes(self.hidden1)
+            )));
+        }
         match self
             .arrays()
             .into_iter()
@@ -147,7 +175,7 @@ impl FloatNet {
             Ok(bytes) => bytes,
             Err(FileError::TooLarge { .. }) => {
                 return Err(NetError(format!(
-                    "{path}: network file has more than the {MAX_NET_BYTES} bytes of this build's network"
+                    "{path}: network file has more than the {MAX_NET_BYTES} bytes of this build's widest network"
                 )))
             }
             Err(e) => return Err(NetError(e.to_string())),
@@ -158,7 +186,7 @@ impl FloatNet {
     /// The `net.bin` bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
-        for d in [INPUTS, HIDDEN1, SCALARS, HIDDEN2] {
+        for d in [INPUTS, self.hidden1, SCALARS, HIDDEN2] {
             out.extend((d as u32).to_le_bytes());
         }
         for w in self.arrays().into_iter().flatten() {
@@ -170,9 +198,10 @@ impl FloatNet {
     /// The logit for the side to move, in floating point: the reference
     /// the integer network is checked against.
     pub fn forward(&self, active: &[usize], scalars: &[f32; SCALARS]) -> f32 {
+        let width = self.hidden1;
         let mut h1 = self.b1.clone();
         for &i in active {
-            for (h, w) in h1.iter_mut().zip(&self.w1[i * HIDDEN1..(i + 1) * HIDDEN1]) {
+            for (h, w) in h1.iter_mut().zip(&self.w1[i * width..(i + 1) * width]) {
                 *h += w;
             }
         }
@@ -192,5 +221,28 @@ impl FloatNet {
             .map(|(h, w)| h.clamp(0.0, 1.0) * w)
             .sum::<f32>()
             + self.b3
+    }
+}
+
+#[cfg(test)]
+impl FloatNet {
+    /// A network of width `hidden1` with random weights within ±½, for tests.
+    pub(crate) fn random(hidden1: usize, seed: u64) -> FloatNet {
+        let mut rng = yolah::Rng::new(seed);
+        let mut array = |n: usize| -> Vec<f32> {
+            (0..n)
+                .map(|_| (rng.below(1001) as f32 - 500.0) / 1000.0)
+                .collect()
+        };
+        let [w1, b1, w2, b2, w3, _] = sizes(hidden1).map(&mut array);
+        FloatNet {
+            hidden1,
+            w1,
+            b1,
+            w2,
+            b2,
+            w3,
+            b3: 0.125,
+        }
     }
 }

@@ -9,7 +9,7 @@
 //! of weights gives 32 outputs' worth of two multiply-adds each, with no
 //! branch on the inputs.
 
-use super::{HIDDEN2, L2_PAIRS};
+use super::{HIDDEN2, MAX_L2_PAIRS};
 
 /// Layer-2 weights: one row of `2 * HIDDEN2` interleaved weights per pair of
 /// inputs, aligned for vector loads.
@@ -20,8 +20,8 @@ pub struct PairRow(pub [i16; 2 * HIDDEN2]);
 /// `bias[j] + Σ_p x[2p]·row_p[2j] + x[2p+1]·row_p[2j+1]` for every output `j`.
 #[inline]
 pub(crate) fn affine_pairs(
-    x: &[i16; 2 * L2_PAIRS],
-    rows: &[PairRow; L2_PAIRS],
+    x: &[i16; 2 * MAX_L2_PAIRS],
+    rows: &[PairRow; MAX_L2_PAIRS],
     bias: &[i32; HIDDEN2],
 ) -> [i32; HIDDEN2] {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
@@ -37,8 +37,8 @@ pub(crate) fn affine_pairs(
 /// The portable version of [`affine_pairs`].
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx2"))))]
 pub(crate) fn affine_pairs_portable(
-    x: &[i16; 2 * L2_PAIRS],
-    rows: &[PairRow; L2_PAIRS],
+    x: &[i16; 2 * MAX_L2_PAIRS],
+    rows: &[PairRow; MAX_L2_PAIRS],
     bias: &[i32; HIDDEN2],
 ) -> [i32; HIDDEN2] {
     let mut out = *bias;
@@ -54,8 +54,8 @@ pub(crate) fn affine_pairs_portable(
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 #[inline]
 fn affine_pairs_avx2(
-    x: &[i16; 2 * L2_PAIRS],
-    rows: &[PairRow; L2_PAIRS],
+    x: &[i16; 2 * MAX_L2_PAIRS],
+    rows: &[PairRow; MAX_L2_PAIRS],
     bias: &[i32; HIDDEN2],
 ) -> [i32; HIDDEN2] {
     use core::arch::x86_64::{
@@ -98,8 +98,8 @@ mod tests {
         let mut rng = Rng::new(5);
         let mut small = |range: u32| rng.below(2 * range + 1) as i32 - range as i32;
         for _ in 0..200 {
-            let x: [i16; 2 * L2_PAIRS] = std::array::from_fn(|_| small(600) as i16);
-            let rows: Box<[PairRow; L2_PAIRS]> = Box::new(std::array::from_fn(|_| {
+            let x: [i16; 2 * MAX_L2_PAIRS] = std::array::from_fn(|_| small(600) as i16);
+            let rows: Box<[PairRow; MAX_L2_PAIRS]> = Box::new(std::array::from_fn(|_| {
                 PairRow(std::array::from_fn(|_| small(8192) as i16))
             }));
             let bias: [i32; HIDDEN2] = std::array::from_fn(|_| small(1 << 20));

@@ -4,9 +4,11 @@
 //! piece-square features (our pieces, their pieces, holes: 64 each) and 6
 //! scalars from the heuristic's features (score, mobility, territory,
 //! frozen-piece and one-move reach differences, and the free squares left,
-//! scaled). Layers: 192 → 64 (clipped ReLU; the accumulator), then with the
-//! scalars 70 → 16 (clipped ReLU) → 1, the logit of the side to move's
-//! expected result. The scalars are what a linear first layer cannot
+//! scaled). Layers: 192 → H (clipped ReLU; the accumulator), then with the
+//! scalars H + 6 → 16 (clipped ReLU) → 1, the logit of the side to move's
+//! expected result. The first layer's width H is a property of the network
+//! file, a multiple of 16 up to [`MAX_HIDDEN1`]: the shipped net has 128,
+//! the ones before it had 64. The scalars are what a linear first layer cannot
 //! compute from piece squares; adding reach and free squares to the first
 //! four was worth about 28 Elo at equal depth.
 //!
@@ -30,15 +32,28 @@ use yolah::{Color, Position, Square};
 
 /// Piece-square inputs.
 pub const INPUTS: usize = 192;
-/// Accumulator width.
-pub const HIDDEN1: usize = 64;
+/// The widest first layer (accumulator) a network may have.
+pub const MAX_HIDDEN1: usize = 128;
+/// First-layer widths must be multiples of this (a vector register of `i32`
+/// twice over).
+pub const HIDDEN1_STEP: usize = 16;
 /// Heuristic scalars fed to the second layer.
 pub const SCALARS: usize = 6;
 /// Second hidden layer width.
 pub const HIDDEN2: usize = 16;
-/// The second layer's inputs, taken in pairs.
-pub const L2_PAIRS: usize = (HIDDEN1 + SCALARS) / 2;
-const _: () = assert!((HIDDEN1 + SCALARS).is_multiple_of(2) && HIDDEN2.is_multiple_of(8));
+/// The most pairs of second-layer inputs (the widest first layer's outputs
+/// and the scalars).
+pub const MAX_L2_PAIRS: usize = (MAX_HIDDEN1 + SCALARS) / 2;
+const _: () = assert!(
+    MAX_HIDDEN1.is_multiple_of(HIDDEN1_STEP)
+        && SCALARS.is_multiple_of(2)
+        && HIDDEN2.is_multiple_of(8)
+);
+
+/// Whether `width` is a first-layer width this build runs.
+pub const fn valid_hidden1(width: usize) -> bool {
+    width > 0 && width <= MAX_HIDDEN1 && width.is_multiple_of(HIDDEN1_STEP)
+}
 
 /// The shipped network, embedded at compile time.
 pub const DEFAULT_NET: &[u8] = include_bytes!("../../nets/default.bin");
@@ -78,6 +93,29 @@ pub fn scalars(f: &Features) -> [f32; SCALARS] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_width_round_trips_and_others_are_refused() {
+        for width in [16, 64, 112, MAX_HIDDEN1] {
+            let net = FloatNet::random(width, 3);
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), float::net_bytes(width));
+            assert_eq!(FloatNet::from_bytes(&bytes), Ok(net));
+        }
+        let e = |b: &[u8]| FloatNet::from_bytes(b).unwrap_err().to_string();
+        let mut odd = FloatNet::random(32, 3).to_bytes();
+        odd[12] = 24;
+        assert!(e(&odd).contains("multiple of 16 up to 128"), "{}", e(&odd));
+        let mut wide = FloatNet::random(32, 3).to_bytes();
+        wide[12..16].copy_from_slice(&256u32.to_le_bytes());
+        assert!(e(&wide).contains("dimensions"));
+        let mut short = FloatNet::random(32, 3);
+        short.w2.pop();
+        assert!(short.check().unwrap_err().to_string().contains("lengths"));
+        short.hidden1 = 40;
+        assert!(short.check().unwrap_err().to_string().contains("width 40"));
+        assert!(!valid_hidden1(0) && !valid_hidden1(MAX_HIDDEN1 + HIDDEN1_STEP));
+    }
 
     #[test]
     fn bad_files_are_refused() {

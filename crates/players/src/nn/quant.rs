@@ -7,13 +7,19 @@
 //! layer, whose weights use `Q2` = 256 (its sums are 32-bit, at `QA * Q2`,
 //! then rounded back to `QA`); the output weights use `Q3` = 256. With
 //! weights within ±32 and scalar inputs within ±2 no sum can overflow: a
-//! second-layer sum is at most 35 pairs × 2 × 1024 × 8192 ≈ 5.9e8. The
-//! first layer is kept as an accumulator for each point of view and
-//! updated by three weight columns per move.
+//! second-layer sum is at most 128 × 512 × 8192 + 6 × 1024 × 8192 ≈ 5.9e8
+//! at the widest first layer. The first layer is kept as an accumulator for
+//! each point of view and updated by three weight columns per move.
+//!
+//! Accumulators have room for the widest first layer ([`MAX_HIDDEN1`]); a
+//! narrower network uses the first H lanes and leaves the rest zero. The
+//! per-node loops run over all lanes, a fixed length the compiler unrolls
+//! and vectorises: the widest network, the shipped one, runs as fast as if
+//! its width were a constant, and narrower ones pay for the unused lanes.
 
 use super::float::{FloatNet, NetError};
 use super::kernels::{affine_pairs, PairRow};
-use super::{feature, scalars, HIDDEN1, HIDDEN2, INPUTS, L2_PAIRS, SCALARS};
+use super::{feature, scalars, HIDDEN2, INPUTS, MAX_HIDDEN1, MAX_L2_PAIRS, SCALARS};
 use crate::eval::{decided_by_regions, features, Evaluator};
 use crate::score::{expected_result, CENTIPOINTS_PER_LOGIT, DECIDED};
 use yolah::{Color, Move, Position};
@@ -31,7 +37,7 @@ const Q3: i32 = 256;
 /// aligned for vector loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(32))]
-pub struct Accumulator(pub [i32; HIDDEN1]);
+pub struct Accumulator(pub [i32; MAX_HIDDEN1]);
 
 /// The accumulators of both points of view, indexed by [`Color`].
 pub type Accumulators = [Accumulator; 2];
@@ -39,9 +45,11 @@ pub type Accumulators = [Accumulator; 2];
 /// The integer network.
 #[derive(Clone, Debug)]
 pub struct QuantNet {
+    /// The first layer's width.
+    hidden1: usize,
     w1: Box<[Accumulator; INPUTS]>,
     b1: Accumulator,
-    w2: Box<[PairRow; L2_PAIRS]>,
+    w2: Box<[PairRow; MAX_L2_PAIRS]>,
     b2: [i32; HIDDEN2],
     w3: [i32; HIDDEN2],
     b3: i32,
@@ -56,19 +64,26 @@ impl QuantNet {
     /// finite numbers within ±32 ([`FloatNet::check`]).
     pub fn new(net: &FloatNet) -> Result<QuantNet, NetError> {
         net.check()?;
+        let width = net.hidden1;
+        let lane = |v: &[f32], j: usize| if j < width { quantise(v[j], QW) } else { 0 };
         let w1: Box<[Accumulator; INPUTS]> = Box::new(std::array::from_fn(|i| {
             Accumulator(std::array::from_fn(|j| {
-                quantise(net.w1[i * HIDDEN1 + j], QW)
+                lane(&net.w1[i * width..(i + 1) * width], j)
             }))
         }));
-        let b1 = Accumulator(std::array::from_fn(|j| quantise(net.b1[j], QW)));
+        let b1 = Accumulator(std::array::from_fn(|j| lane(&net.b1, j)));
+        let inputs = width + SCALARS;
         let w2 = Box::new(std::array::from_fn(|p| {
             PairRow(std::array::from_fn(|k| {
                 let (j, input) = (k / 2, 2 * p + k % 2);
-                quantise(net.w2[input * HIDDEN2 + j], Q2) as i16
+                match input < inputs {
+                    true => quantise(net.w2[input * HIDDEN2 + j], Q2) as i16,
+                    false => 0,
+                }
             }))
         }));
         Ok(QuantNet {
+            hidden1: width,
             w1,
             b1,
             w2,
@@ -76,6 +91,11 @@ impl QuantNet {
             w3: std::array::from_fn(|j| quantise(net.w3[j], Q3)),
             b3: quantise(net.b3, QA * Q3),
         })
+    }
+
+    /// The first layer's width.
+    pub fn hidden1(&self) -> usize {
+        self.hidden1
     }
 
     /// The shipped network.
@@ -105,6 +125,8 @@ impl QuantNet {
             return next;
         }
         let mover = pos.side_to_move();
+        // Over all lanes, a loop of fixed length: lanes past a narrower
+        // network's width have zero weights and stay zero.
         let hole = &self.w1[feature(2, m.from())].0;
         for view in [Color::Black, Color::White] {
             let kind = if view == mover { 0 } else { 1 };
@@ -121,14 +143,19 @@ impl QuantNet {
     /// given.
     #[inline]
     fn output(&self, acc: &Accumulator, scalars: &[f32; SCALARS]) -> i32 {
-        let mut x = [0i16; 2 * L2_PAIRS];
+        let width = self.hidden1;
+        let mut x = [0i16; 2 * MAX_L2_PAIRS];
+        // All lanes (fixed length); the scalars then overwrite the ones
+        // past the width, which are zero.
         for (x, &a) in x.iter_mut().zip(&acc.0) {
             // Clipped to [0, 1] and rounded from QW to QA.
             *x = ((a.clamp(0, QW) + QW / QA / 2) / (QW / QA)) as i16;
         }
-        for (x, s) in x[HIDDEN1..].iter_mut().zip(scalars) {
+        for (x, s) in x[width..].iter_mut().zip(scalars) {
             *x = quantise(s.clamp(-2.0, 2.0), QA) as i16;
         }
+        // All pairs: past the width and the scalars, inputs and weights
+        // are zero.
         let h2 = affine_pairs(&x, &self.w2, &self.b2);
         let mut out = self.b3;
         for (&h, &w) in h2.iter().zip(&self.w3) {
@@ -161,6 +188,7 @@ impl QuantNet {
 }
 
 fn add_column(acc: &mut Accumulator, column: &Accumulator) {
+    // Lanes past the width are zero in both.
     for (a, w) in acc.0.iter_mut().zip(&column.0) {
         *a += w;
     }
@@ -216,10 +244,17 @@ mod tests {
 
     #[test]
     fn quantised_agrees_with_float_and_updates_match_a_fresh_count() {
-        let float = FloatNet::from_bytes(DEFAULT_NET).unwrap();
-        let quant = QuantNet::new(&float).unwrap();
+        let shipped = FloatNet::from_bytes(DEFAULT_NET).unwrap();
+        for float in [shipped, FloatNet::random(16, 1), FloatNet::random(128, 2)] {
+            agrees_with_float(&float, 40);
+        }
+    }
+
+    fn agrees_with_float(float: &FloatNet, games: u64) {
+        let quant = QuantNet::new(float).unwrap();
+        assert_eq!(quant.hidden1(), float.hidden1);
         let mut worst = 0.0f32;
-        for seed in 0..40 {
+        for seed in 0..games {
             let mut rng = Rng::new(seed);
             let mut pos = Position::START;
             let mut acc = quant.accumulators(&pos);
