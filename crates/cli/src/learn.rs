@@ -78,8 +78,9 @@ pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Resu
     if !(0.0..=1.0).contains(&lambda) {
         bail!("--lambda {lambda} must lie between 0 and 1");
     }
-    if !yolah_players::nn::valid_hidden1(width) {
-        bail!("--width {width} must be a multiple of 16 from 16 to 128");
+    use yolah_players::nn::{valid_hidden1, HIDDEN1_STEP, MAX_HIDDEN1};
+    if !valid_hidden1(width) {
+        bail!("--width {width} must be a multiple of {HIDDEN1_STEP} from {HIDDEN1_STEP} to {MAX_HIDDEN1}");
     }
     let mut samples: Vec<Sample> = Vec::new();
     for f in files {

@@ -333,5 +333,21 @@ mod tests {
             let q = quant.logit(&quant.accumulators(&s.pos)[side as usize], &f);
             assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
         }
+        assert_eq!(net.hidden1, DEFAULT_HIDDEN1);
+        // Other widths: a narrow one trains, one the players cannot run is
+        // refused before any work.
+        let narrow = TrainConfig {
+            epochs: 1,
+            hidden1: 16,
+            ..config
+        };
+        assert_eq!(train(&samples, &narrow, &mut |_| {}).unwrap().hidden1, 16);
+        let odd = TrainConfig {
+            hidden1: 40,
+            ..config
+        };
+        let e = train(&samples, &odd, &mut |_| {}).unwrap_err();
+        assert!(matches!(e, TrainError::BadWidth(40)), "{e}");
+        assert!(e.to_string().contains("multiple of 16"), "{e}");
     }
 }

@@ -98,7 +98,7 @@ mod tests {
         let mut rng = Rng::new(5);
         let mut small = |range: u32| rng.below(2 * range + 1) as i32 - range as i32;
         for _ in 0..200 {
-            let x: [i16; 2 * MAX_L2_PAIRS] = std::array::from_fn(|_| small(600) as i16);
+            let x: [i16; 2 * MAX_L2_PAIRS] = std::array::from_fn(|_| small(1024) as i16);
             let rows: Box<[PairRow; MAX_L2_PAIRS]> = Box::new(std::array::from_fn(|_| {
                 PairRow(std::array::from_fn(|_| small(8192) as i16))
             }));

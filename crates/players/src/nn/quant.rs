@@ -245,7 +245,17 @@ mod tests {
     #[test]
     fn quantised_agrees_with_float_and_updates_match_a_fresh_count() {
         let shipped = FloatNet::from_bytes(DEFAULT_NET).unwrap();
-        for float in [shipped, FloatNet::random(16, 1), FloatNet::random(128, 2)] {
+        assert_eq!(shipped.hidden1, 128);
+        // The 64-wide net shipped before still loads and runs.
+        let gen1 = FloatNet::from_bytes(include_bytes!("../../nets/gen1.bin")).unwrap();
+        assert_eq!(gen1.hidden1, 64);
+        let nets = [
+            shipped,
+            gen1,
+            FloatNet::random(16, 1),
+            FloatNet::random(128, 2),
+        ];
+        for float in nets {
             agrees_with_float(&float, 40);
         }
     }
