@@ -23,13 +23,7 @@ pub fn selfplay_command(
             samples.len()
         ));
     };
-    let bar = crate::rank::progress_bar(
-        {
-            let r = shard.range(games);
-            r.end - r.start
-        },
-        "games",
-    );
+    let bar = crate::rank::progress_bar(shard.games(games), "games");
     let (m, played) = selfplay::selfplay_shard(spec, games, seed, shard, threads, out, &|done| {
         bar.set_position(done)
     })?;

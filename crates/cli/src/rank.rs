@@ -44,13 +44,7 @@ pub fn tournament_command(
         eprintln!("yolah: warning: {w}");
     }
     let total = tournament::total_games(&settings);
-    let bar = progress_bar(
-        {
-            let r = shard.range(total);
-            r.end - r.start
-        },
-        "games",
-    );
+    let bar = progress_bar(shard.games(total), "games");
     let games = tournament::run(&settings, &store, shard, threads, &|done, _| {
         bar.set_position(done)
     })?;

@@ -70,6 +70,13 @@ impl Shard {
         start as u64..end as u64
     }
 
+    /// How many of `total` games this shard plays: the length of
+    /// [`Shard::range`], by subtraction rather than by counting.
+    pub const fn games(self, total: u64) -> u64 {
+        let range = self.range(total);
+        range.end - range.start
+    }
+
     /// The `count` shards of a run, in order.
     pub fn all(count: u64) -> impl Iterator<Item = Shard> {
         (1..=count).filter_map(move |k| Shard::new(k, count))
