@@ -72,9 +72,9 @@ pub fn train_command(files: &[String], out: &str, options: TrainOptions) -> Resu
     if !(0.0..=1.0).contains(&lambda) {
         bail!("--lambda {lambda} must lie between 0 and 1");
     }
-    use yolah_players::nn::{valid_hidden1, HIDDEN1_STEP, MAX_HIDDEN1};
+    use yolah_players::nn::{hidden1_rule, valid_hidden1};
     if !valid_hidden1(width) {
-        bail!("--width {width} must be a multiple of {HIDDEN1_STEP} from {HIDDEN1_STEP} to {MAX_HIDDEN1}");
+        bail!("--width {width} must be {}", hidden1_rule());
     }
     let mut samples: Vec<Sample> = Vec::new();
     for f in files {

@@ -21,8 +21,8 @@ use std::fmt;
 use yolah::{Rng, Symmetry};
 use yolah_players::eval::features;
 use yolah_players::nn::{
-    active_features, scalars, valid_hidden1, FloatNet, HIDDEN1_STEP, HIDDEN2, INPUTS, MAX_HIDDEN1,
-    MAX_WEIGHT, SCALARS,
+    active_features, hidden1_rule, scalars, valid_hidden1, FloatNet, HIDDEN2, INPUTS, MAX_WEIGHT,
+    SCALARS,
 };
 use yolah_players::score::CENTIPOINTS_PER_LOGIT;
 
@@ -41,10 +41,9 @@ impl fmt::Display for TrainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TrainError::TooFewPositions(n) => write!(f, "{n} positions are too few to train on"),
-            TrainError::BadWidth(w) => write!(
-                f,
-                "a first layer of {w} is not a multiple of {HIDDEN1_STEP} from {HIDDEN1_STEP} to {MAX_HIDDEN1}"
-            ),
+            TrainError::BadWidth(w) => {
+                write!(f, "a first layer of {w} is not {}", hidden1_rule())
+            }
             TrainError::Candle(e) => write!(f, "training failed: {e}"),
         }
     }

@@ -9,7 +9,7 @@
 //! dimensions but the first hidden layer's width are fixed; that one is
 //! any [`valid_hidden1`] width.
 
-use super::{valid_hidden1, HIDDEN1_STEP, HIDDEN2, INPUTS, MAX_HIDDEN1, SCALARS};
+use super::{hidden1_rule, valid_hidden1, HIDDEN2, INPUTS, MAX_HIDDEN1, SCALARS};
 use yolah::file::{read_limited, FileError};
 
 const MAGIC: &[u8; 8] = b"YOLAHNN1";
@@ -94,7 +94,8 @@ impl FloatNet {
         if dims != expected || !valid_hidden1(hidden1) {
             return err(format!(
                 "network dimensions {dims:?}, this build needs [{INPUTS}, H, {SCALARS}, {HIDDEN2}] \
-                 with H a multiple of {HIDDEN1_STEP} up to {MAX_HIDDEN1}"
+                 with H {}",
+                hidden1_rule()
             ));
         }
         let expected_bytes = net_bytes(hidden1);
@@ -132,8 +133,9 @@ impl FloatNet {
     pub fn check(&self) -> Result<(), NetError> {
         if !valid_hidden1(self.hidden1) {
             return Err(NetError(format!(
-                "first layer width {} is not a multiple of {HIDDEN1_STEP} up to {MAX_HIDDEN1}",
-                self.hidden1
+                "first layer width {} is not {}",
+                self.hidden1,
+                hidden1_rule()
             )));
         }
         let lengths = self.arrays().map(<[f32]>::len);

@@ -50,6 +50,11 @@ const _: () = assert!(
         && HIDDEN2.is_multiple_of(8)
 );
 
+/// The rule for first-layer widths, as error messages state it.
+pub fn hidden1_rule() -> String {
+    format!("a multiple of {HIDDEN1_STEP} up to {MAX_HIDDEN1}")
+}
+
 /// Whether `width` is a first-layer width this build runs.
 pub const fn valid_hidden1(width: usize) -> bool {
     width > 0 && width <= MAX_HIDDEN1 && width.is_multiple_of(HIDDEN1_STEP)
