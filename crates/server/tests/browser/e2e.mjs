@@ -10,7 +10,9 @@ const url = await new Promise((resolve, reject) => {
   let err = "";
   server.stderr.on("data", d => {
     err += d;
-    const m = err.match(/serving (http:\/\/\S+)/);
+    // Wait for the whitespace after the address: stderr may arrive in
+    // pieces, and a piece can end inside it ("http://127.0.0.1" before ":port").
+    const m = err.match(/serving (http:\/\/\S+)\s/);
     if (m) resolve(m[1]);
   });
   server.on("exit", code => reject(new Error(`yolah serve exited (${code}): ${err}`)));
