@@ -2,6 +2,7 @@
 
 use magicgen::pack::Block;
 use magicgen::MagicSet;
+use std::io::Write;
 
 /// Published sizes of one table shared by both sliders.
 const PUBLISHED: [(usize, &str); 3] = [
@@ -16,16 +17,50 @@ const PUBLISHED: [(usize, &str); 3] = [
     ),
 ];
 
+/// Prints the report of the constants file at `path`. A closed stdout (the
+/// report piped into `head`) ends it quietly.
 pub fn print(path: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let set = MagicSet::parse(&text).map_err(|e| format!("{path}: {e}"))?;
     let table = set.attack_table().map_err(|e| format!("{path}: {e}"))?;
-    println!("{path}: {} magics", set.indexing.name());
-    println!("slider     square mask bits shift offset      first   span   used");
+    let mut out = std::io::stdout().lock();
+    match write_report(&mut out, path, &set, &table) {
+        Err(Failure::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(Failure::Io(e)) => Err(format!("cannot write the report: {e}")),
+        Err(Failure::Set(e)) => Err(e),
+        Ok(()) => Ok(()),
+    }
+}
+
+enum Failure {
+    Io(std::io::Error),
+    Set(String),
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Failure {
+        Failure::Io(e)
+    }
+}
+
+fn write_report(
+    out: &mut impl Write,
+    path: &str,
+    set: &MagicSet,
+    table: &[u64],
+) -> Result<(), Failure> {
+    writeln!(out, "{path}: {} magics", set.indexing.name())?;
+    writeln!(
+        out,
+        "slider     square mask bits shift offset      first   span   used"
+    )?;
     for e in &set.entries {
-        let block = Block::new(set.indexing, e.slider, e.square, e.magic, e.bits)
-            .ok_or_else(|| format!("{path}: {} {} collides", e.slider.name(), e.square))?;
-        println!(
+        let block =
+            Block::new(set.indexing, e.slider, e.square, e.magic, e.bits).ok_or_else(|| {
+                Failure::Set(format!("{path}: {} {} collides", e.slider.name(), e.square))
+            })?;
+        writeln!(
+            out,
             "{:<10} {}     {:>4} {:>4} {:>5} {:>7} {:>9} {:>6} {:>6}",
             e.slider.name(),
             e.square,
@@ -36,22 +71,24 @@ pub fn print(path: &str) -> Result<(), String> {
             e.offset + i64::from(block.first),
             block.span(),
             block.used()
-        );
+        )?;
     }
     let used = table.iter().filter(|&&v| v != 0).count();
-    println!(
+    writeln!(
+        out,
         "\ntable: {} entries ({} bytes): {used} used, {} unused ({:.1}% full)",
         table.len(),
         table.len() * 8,
         table.len() - used,
         100.0 * used as f64 / table.len().max(1) as f64
-    );
+    )?;
     for (size, what) in PUBLISHED {
         let diff = table.len() as i64 - size as i64;
-        println!(
+        writeln!(
+            out,
             "  {size:>7} {what}: {diff:+} ({:+.1}%)",
             100.0 * diff as f64 / size as f64
-        );
+        )?;
     }
     Ok(())
 }
