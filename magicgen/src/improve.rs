@@ -49,7 +49,7 @@ pub struct Candidate {
 }
 
 /// The 128 squares in file order (orthogonal a1…h8, diagonal a1…h8).
-fn squares() -> Vec<(Slider, Square)> {
+pub(crate) fn squares() -> Vec<(Slider, Square)> {
     Slider::ALL
         .into_iter()
         .flat_map(|s| Square::all().map(move |sq| (s, sq)))
@@ -62,13 +62,13 @@ pub fn widths(n: u32) -> Vec<u32> {
 }
 
 /// The occupancies of one slider on one square as the magic sees them.
-struct Problem {
-    keys: Vec<u64>,
-    attacks: Vec<u64>,
+pub(crate) struct Problem {
+    pub(crate) keys: Vec<u64>,
+    pub(crate) attacks: Vec<u64>,
 }
 
 impl Problem {
-    fn new(indexing: Indexing, slider: Slider, square: Square) -> Problem {
+    pub(crate) fn new(indexing: Indexing, slider: Slider, square: Square) -> Problem {
         let mask = relevant_mask(slider, square);
         let occupancies: Vec<_> = subsets(mask).collect();
         Problem {
@@ -81,42 +81,68 @@ impl Problem {
     }
 
     /// The candidate `magic` makes with `bits` bits, if it is valid.
-    /// `stamp`/`value` are scratch of `2^bits` slots; `tick` is unique per call.
-    fn test(
-        &self,
-        magic: u64,
-        bits: u32,
-        tick: u32,
-        stamp: &mut [u32],
-        value: &mut [u64],
-    ) -> Option<Candidate> {
-        let shift = 64 - bits;
-        let (mut lo, mut hi, mut used) = (u32::MAX, 0u32, 0u32);
-        for (&key, &att) in self.keys.iter().zip(&self.attacks) {
-            let slot = (key.wrapping_mul(magic) >> shift) as usize;
-            if stamp[slot] == tick {
-                if value[slot] != att {
-                    return None;
-                }
-            } else {
-                stamp[slot] = tick;
-                value[slot] = att;
-                used += 1;
-                lo = lo.min(slot as u32);
-                hi = hi.max(slot as u32);
-            }
-        }
+    fn test(&self, magic: u64, bits: u32, scratch: &mut Scratch) -> Option<Candidate> {
+        let slots = scratch.block(self, magic, bits)?;
+        let lo = *slots.iter().min()?;
+        let hi = *slots.iter().max()?;
         Some(Candidate {
             span: hi - lo + 1,
-            used,
+            used: slots.len() as u32,
             bits,
             magic,
         })
     }
 }
 
+/// Scratch for testing magics: a stamp and an attack set per local slot,
+/// and the slots the last block used.
+pub(crate) struct Scratch {
+    stamp: Vec<u32>,
+    value: Vec<u64>,
+    slots: Vec<u32>,
+    tick: u32,
+}
+
+impl Scratch {
+    /// Room for blocks of up to `max_bits` index bits.
+    pub(crate) fn new(max_bits: u32) -> Scratch {
+        Scratch {
+            stamp: vec![0; 1 << max_bits],
+            value: vec![0; 1 << max_bits],
+            slots: Vec::new(),
+            tick: 0,
+        }
+    }
+
+    /// The local slots `magic` with `bits` bits uses, each once, or `None`
+    /// when two occupancies with different attacks share one (occupancies
+    /// with the same attacks may: a constructive collision).
+    pub(crate) fn block(&mut self, problem: &Problem, magic: u64, bits: u32) -> Option<&[u32]> {
+        self.tick = self.tick.wrapping_add(1);
+        if self.tick == 0 {
+            self.stamp.fill(0);
+            self.tick = 1;
+        }
+        let shift = 64 - bits;
+        self.slots.clear();
+        for (&key, &att) in problem.keys.iter().zip(&problem.attacks) {
+            let s = (key.wrapping_mul(magic) >> shift) as usize;
+            if self.stamp[s] == self.tick {
+                if self.value[s] != att {
+                    return None;
+                }
+            } else {
+                self.stamp[s] = self.tick;
+                self.value[s] = att;
+                self.slots.push(s as u32);
+            }
+        }
+        Some(&self.slots)
+    }
+}
+
 /// The seed of one square's generator.
-fn square_seed(seed: u64, index: usize) -> u64 {
+pub(crate) fn square_seed(seed: u64, index: usize) -> u64 {
     let mut z = seed ^ (index as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -136,8 +162,7 @@ pub fn candidates(
     let n = relevant_mask(slider, square).count();
     let widths = widths(n);
     let max_bits = *widths.last().expect("at least one width");
-    let mut stamp = vec![0u32; 1 << max_bits];
-    let mut value = vec![0u64; 1 << max_bits];
+    let mut scratch = Scratch::new(max_bits);
     let mut rng = ChaCha8Rng::seed_from_u64(square_seed(seed, index));
     let mut best: Vec<Vec<Candidate>> = vec![Vec::new(); widths.len()];
     let tries = effort * TRIES_PER_EFFORT;
@@ -149,11 +174,7 @@ pub fn candidates(
         } else {
             rng.next_u64() & rng.next_u64()
         };
-        let tick = (t % u64::from(u32::MAX)) as u32 + 1;
-        if tick == 1 {
-            stamp.fill(0);
-        }
-        if let Some(c) = problem.test(magic, widths[w], tick, &mut stamp, &mut value) {
+        if let Some(c) = problem.test(magic, widths[w], &mut scratch) {
             let kept = &mut best[w];
             let better = kept.len() < KEEP || c < *kept.last().expect("full");
             if better && !kept.iter().any(|k| k.magic == c.magic) {
@@ -166,7 +187,6 @@ pub fn candidates(
     // Hill climbing from each width's best: flip a few bits of the magic,
     // keep the change when it is still valid and no worse (fewer used
     // slots plus span), so that constructive collisions accumulate.
-    let mut t = tries;
     for kept in best.iter_mut() {
         let Some(&start) = kept.first() else { continue };
         let mut cur = start;
@@ -176,12 +196,7 @@ pub fn candidates(
             for _ in 0..flips {
                 magic ^= 1u64 << (rng.next_u32() % 64);
             }
-            t += 1;
-            let tick = (t % u64::from(u32::MAX)) as u32 + 1;
-            if tick == 1 {
-                stamp.fill(0);
-            }
-            if let Some(c) = problem.test(magic, cur.bits, tick, &mut stamp, &mut value) {
+            if let Some(c) = problem.test(magic, cur.bits, &mut scratch) {
                 if c.span + c.used <= cur.span + cur.used {
                     cur = c;
                 }
@@ -197,12 +212,7 @@ pub fn candidates(
     // where one always turns up.
     while best.iter().all(Vec::is_empty) {
         let magic = rng.next_u64() & rng.next_u64() & rng.next_u64();
-        t += 1;
-        let tick = (t % u64::from(u32::MAX)) as u32 + 1;
-        if tick == 1 {
-            stamp.fill(0);
-        }
-        if let Some(c) = problem.test(magic, n, tick, &mut stamp, &mut value) {
+        if let Some(c) = problem.test(magic, n, &mut scratch) {
             best[widths.iter().position(|&w| w == n).expect("n is a width")].push(c);
         }
     }

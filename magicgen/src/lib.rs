@@ -10,12 +10,18 @@
 //! * [`pack`]: blocks of table slots and the shared table they interleave in.
 //! * `search` (feature `cli`): the seeded sparse-random magic search of the
 //!   classic layout (a private block per square).
-//! * `improve` (feature `cli`): the long search for small tables.
+//! * `improve` (feature `cli`): the long search for small tables by
+//!   candidates and a packer (`--method pack`).
+//! * `fit` (feature `cli`): the long search that builds the table square by
+//!   square, each magic chosen for how its block fits the holes already
+//!   there (`--method fit`, the default).
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod bitscan;
+#[cfg(feature = "cli")]
+pub mod fit;
 pub mod geometry;
 #[cfg(feature = "cli")]
 pub mod improve;

@@ -1,8 +1,9 @@
 //! `magicgen --effort N`: the long search, with a progress bar on stderr
 //! and a checkpoint that a killed run resumes from.
 
-use crate::{write_constants, Cli};
-use magicgen::improve::{all_candidates, pack, Candidate, Portfolios};
+use crate::{write_constants, Cli, Method};
+use magicgen::fit::{fit_search, FitState, Placed, ROUNDS_PER_EFFORT};
+use magicgen::improve::{all_candidates, pack, Candidate, Portfolios, TRIES_PER_EFFORT};
 use magicgen::magics::Indexing;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
@@ -10,14 +11,17 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// What a checkpoint is for: a resumed run must be the same run.
-fn run_key(seed: u64, effort: u64, indexing: Indexing) -> Value {
-    json!({"seed": format!("0x{seed:016x}"), "effort": effort, "indexing": indexing.name()})
+fn run_key(seed: u64, effort: u64, indexing: Indexing, method: Method) -> Value {
+    json!({"seed": format!("0x{seed:016x}"), "effort": effort, "indexing": indexing.name(),
+           "method": method.name()})
 }
 
-fn load_checkpoint(path: &str, key: &Value) -> Result<Portfolios, String> {
+/// The checkpoint at `path` if there is one (`Null` if not), refused when
+/// it belongs to another run.
+fn read_checkpoint(path: &str, key: &Value) -> Result<Value, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Value::Null),
         Err(e) => return Err(format!("cannot read the checkpoint {path}: {e}")),
     };
     let v: Value = serde_json::from_str(&text)
@@ -27,6 +31,67 @@ fn load_checkpoint(path: &str, key: &Value) -> Result<Portfolios, String> {
             "{path} is the checkpoint of another run ({}); remove it or pass --checkpoint",
             v["run"]
         ));
+    }
+    Ok(v)
+}
+
+/// Writes a checkpoint whole, then renames it into place, so that a kill
+/// mid-write leaves the previous one.
+fn write_checkpoint(path: &str, v: &Value) -> std::io::Result<()> {
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, serde_json::to_string(v).expect("json"))?;
+    std::fs::rename(&tmp, path)
+}
+
+fn parse_magic(v: &Value) -> Option<u64> {
+    u64::from_str_radix(v.as_str()?.strip_prefix("0x")?, 16).ok()
+}
+
+fn load_fit_checkpoint(path: &str, key: &Value) -> Result<FitState, String> {
+    let v = read_checkpoint(path, key)?;
+    if v.is_null() {
+        return Ok(FitState::default());
+    }
+    let bad = |what: &str| format!("{path}: bad {what}");
+    let placed = v["placed"]
+        .as_array()
+        .ok_or_else(|| bad("placed"))?
+        .iter()
+        .map(|p| {
+            Ok(Placed {
+                square: p[0].as_u64().ok_or_else(|| bad("square"))? as usize,
+                magic: parse_magic(&p[1]).ok_or_else(|| bad("magic"))?,
+                bits: p[2]
+                    .as_u64()
+                    .filter(|b| (1..=16).contains(b))
+                    .ok_or_else(|| bad("bits"))? as u32,
+                at: p[3]
+                    .as_u64()
+                    .filter(|&a| a < 1 << 20)
+                    .ok_or_else(|| bad("position"))? as usize,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let rounds = v["rounds"].as_u64().ok_or_else(|| bad("rounds"))?;
+    Ok(FitState { placed, rounds })
+}
+
+fn save_fit_checkpoint(path: &str, key: &Value, state: &FitState) -> std::io::Result<()> {
+    let placed: Vec<Value> = state
+        .placed
+        .iter()
+        .map(|p| json!([p.square, format!("0x{:016x}", p.magic), p.bits, p.at]))
+        .collect();
+    write_checkpoint(
+        path,
+        &json!({"run": key, "placed": placed, "rounds": state.rounds}),
+    )
+}
+
+fn load_checkpoint(path: &str, key: &Value) -> Result<Portfolios, String> {
+    let v = read_checkpoint(path, key)?;
+    if v.is_null() {
+        return Ok(Vec::new());
     }
     let squares = v["squares"]
         .as_array()
@@ -39,11 +104,8 @@ fn load_checkpoint(path: &str, key: &Value) -> Result<Portfolios, String> {
                 .iter()
                 .map(|c| {
                     let field = |k: &str| c[k].as_u64().ok_or_else(|| format!("{path}: bad {k}"));
-                    let magic = c["magic"]
-                        .as_str()
-                        .and_then(|m| m.strip_prefix("0x"))
-                        .and_then(|m| u64::from_str_radix(m, 16).ok())
-                        .ok_or_else(|| format!("{path}: bad magic"))?;
+                    let magic =
+                        parse_magic(&c["magic"]).ok_or_else(|| format!("{path}: bad magic"))?;
                     Ok(Candidate {
                         span: field("span")? as u32,
                         used: field("used")? as u32,
@@ -72,10 +134,7 @@ fn save_checkpoint(path: &str, key: &Value, portfolios: &Portfolios) -> std::io:
                 .collect(),
         })
         .collect();
-    let text = serde_json::to_string(&json!({"run": key, "squares": squares})).expect("json");
-    let tmp = format!("{path}.tmp");
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path)
+    write_checkpoint(path, &json!({"run": key, "squares": squares}))
 }
 
 /// A one-line progress bar on a terminal; a line every tenth otherwise.
@@ -126,13 +185,73 @@ impl Bar {
 }
 
 pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
-    let start = Instant::now();
-    let key = run_key(cli.seed, effort, cli.indexing);
+    let key = run_key(cli.seed, effort, cli.indexing, cli.method);
     let checkpoint = cli
         .checkpoint
         .clone()
         .unwrap_or_else(|| format!("{}.checkpoint", cli.out));
-    let resumed = load_checkpoint(&checkpoint, &key)?;
+    match cli.method {
+        Method::Fit => fit(cli, effort, &key, &checkpoint),
+        Method::Pack => candidates_and_pack(cli, effort, &key, &checkpoint),
+    }
+}
+
+/// `--method fit`: square by square into the holes, then compaction.
+fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), String> {
+    let start = Instant::now();
+    let resumed = load_fit_checkpoint(checkpoint, key)?;
+    if !resumed.placed.is_empty() {
+        eprintln!(
+            "resuming from {checkpoint}: {} blocks placed, {} compaction rounds done",
+            resumed.placed.len(),
+            resumed.rounds
+        );
+    }
+    let bar = Bar::new();
+    let mut save_error = None;
+    let set = fit_search(
+        cli.indexing,
+        cli.seed,
+        effort * TRIES_PER_EFFORT,
+        effort * ROUNDS_PER_EFFORT,
+        cli.threads,
+        resumed,
+        &mut |p| {
+            if let Err(e) = save_fit_checkpoint(checkpoint, key, p.state) {
+                save_error.get_or_insert(format!("cannot write the checkpoint {checkpoint}: {e}"));
+            }
+            let (done, total) = (p.squares as u64 + p.rounds.0, 128 + p.rounds.1);
+            bar.show("fit", done, total, &format!("steps, {} entries", p.len));
+        },
+    )
+    .map_err(|e| format!("{checkpoint}: {e}; remove it to start again"))?;
+    if let Some(e) = save_error {
+        return Err(e);
+    }
+    set.attack_table()
+        .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
+    println!(
+        "seed 0x{:016x}, effort {effort}, fit, {} magics: {} entries ({} bytes) in {:.0} s",
+        cli.seed,
+        cli.indexing.name(),
+        set.table_len,
+        set.table_len * 8,
+        start.elapsed().as_secs_f64()
+    );
+    write_constants(&set, &cli.out)?;
+    let _ = std::fs::remove_file(checkpoint);
+    Ok(())
+}
+
+/// `--method pack`: candidates per square, then the packer.
+fn candidates_and_pack(
+    cli: &Cli,
+    effort: u64,
+    key: &Value,
+    checkpoint: &str,
+) -> Result<(), String> {
+    let start = Instant::now();
+    let resumed = load_checkpoint(checkpoint, key)?;
     let already = resumed.iter().filter(|p| p.is_some()).count();
     if already > 0 {
         eprintln!("resuming from {checkpoint}: {already} of 128 squares searched");
@@ -150,7 +269,7 @@ pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
             let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
             s.resize(128, None);
             s[i] = Some(found.to_vec());
-            if let Err(e) = save_checkpoint(&checkpoint, &key, &s) {
+            if let Err(e) = save_checkpoint(checkpoint, key, &s) {
                 *save_error.lock().unwrap_or_else(|e| e.into_inner()) =
                     Some(format!("cannot write the checkpoint {checkpoint}: {e}"));
             }
@@ -183,6 +302,54 @@ pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
         start.elapsed().as_secs_f64() - searched
     );
     write_constants(&set, &cli.out)?;
-    let _ = std::fs::remove_file(&checkpoint);
+    let _ = std::fs::remove_file(checkpoint);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fit_checkpoint_round_trips_and_belongs_to_one_run() {
+        let dir = std::env::temp_dir().join(format!("magicgen-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.checkpoint").to_string_lossy().into_owned();
+        let key = run_key(7, 3, Indexing::Black, Method::Fit);
+        assert_eq!(load_fit_checkpoint(&path, &key), Ok(FitState::default()));
+        let state = FitState {
+            placed: vec![
+                Placed {
+                    square: 0,
+                    magic: 0x8000_0000_0000_0001,
+                    bits: 12,
+                    at: 0,
+                },
+                Placed {
+                    square: 64,
+                    magic: 3,
+                    bits: 6,
+                    at: 4096,
+                },
+            ],
+            rounds: 2,
+        };
+        save_fit_checkpoint(&path, &key, &state).unwrap();
+        assert_eq!(load_fit_checkpoint(&path, &key), Ok(state));
+        let other = run_key(7, 4, Indexing::Black, Method::Fit);
+        assert!(load_fit_checkpoint(&path, &other)
+            .unwrap_err()
+            .contains("another run"));
+        let pack = run_key(7, 3, Indexing::Black, Method::Pack);
+        assert!(load_checkpoint(&path, &pack).is_err());
+        std::fs::write(&path, r#"{"run": null, "placed": 5}"#).unwrap();
+        assert!(load_fit_checkpoint(&path, &Value::Null)
+            .unwrap_err()
+            .contains("bad placed"));
+        std::fs::write(&path, "{not json").unwrap();
+        assert!(load_fit_checkpoint(&path, &key)
+            .unwrap_err()
+            .contains("not a magicgen checkpoint"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

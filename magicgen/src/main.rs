@@ -52,6 +52,12 @@ pub(crate) struct Cli {
     /// and packing rounds grow with it) and write what it finds.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000), conflicts_with_all = ["check", "report", "classic"])]
     effort: Option<u64>,
+    /// The long search's method: `fit` builds the table square by square,
+    /// choosing each magic for how its block fits the holes already there,
+    /// then compacts it; `pack` collects candidates per square first and
+    /// packs them.
+    #[arg(long, default_value = "fit", value_parser = parse_method, requires = "effort")]
+    method: Method,
     /// The long search's indexing: black (`occupied | !mask`) or white.
     #[arg(long, default_value = "black", value_parser = parse_indexing, requires = "effort")]
     indexing: Indexing,
@@ -66,6 +72,32 @@ pub(crate) struct Cli {
     /// square, the book's 107,648 entries) instead of verifying.
     #[arg(long, conflicts_with_all = ["check", "report"])]
     classic: bool,
+}
+
+/// The long search's two methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Method {
+    /// Square by square into the holes (`magicgen::fit`).
+    Fit,
+    /// Candidates first, then a packer (`magicgen::improve`).
+    Pack,
+}
+
+impl Method {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Method::Fit => "fit",
+            Method::Pack => "pack",
+        }
+    }
+}
+
+fn parse_method(text: &str) -> Result<Method, String> {
+    match text {
+        "fit" => Ok(Method::Fit),
+        "pack" => Ok(Method::Pack),
+        _ => Err(format!("{text:?} is not a method: fit or pack")),
+    }
 }
 
 fn parse_indexing(text: &str) -> Result<Indexing, String> {
