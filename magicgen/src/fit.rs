@@ -39,7 +39,8 @@ pub struct FreeMap {
 }
 
 impl FreeMap {
-    /// All of `slots` free (rounded up to whole words, plus a spare word).
+    /// At least `slots` slots, all free (the bitmap keeps a spare word so
+    /// that a window may read one word past the last slot).
     pub fn new(slots: usize) -> FreeMap {
         FreeMap {
             words: vec![!0; slots / 64 + 2],
@@ -49,6 +50,13 @@ impl FreeMap {
     /// Slots the map can hold.
     pub fn capacity(&self) -> usize {
         (self.words.len() - 1) * 64
+    }
+
+    /// Makes room for at least `slots` slots (the new ones free).
+    pub fn grow_to(&mut self, slots: usize) {
+        if self.capacity() < slots {
+            self.words.resize(slots / 64 + 2, !0);
+        }
     }
 
     /// Bit `k` says whether slot `p + k` is free.
@@ -118,7 +126,7 @@ impl FreeMap {
 
 /// Where one square's block went.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Placement {
+struct Placement {
     /// How good it is, lower better: twice the table's length after it,
     /// less the free slots in its last [`TAIL`] slots (room for the next
     /// block to overlap).
@@ -162,40 +170,41 @@ impl Placement {
 /// default seed); 512 did about as well, 2,048 and 4,096 no better than none.
 pub const TAIL: usize = 1024;
 
+/// Free slots the map keeps past the table's end: a search reads up to a
+/// block's span (at most 2^13 slots) and a word past the end.
+const HEADROOM: usize = 1 << 15;
+
 /// The state one square's search sees: the free map, the table's length
 /// and its lowest free slot.
-pub struct Table {
+struct Table {
     free: FreeMap,
     end: usize,
     low: usize,
 }
 
 impl Table {
-    /// An empty table of at most `capacity` slots.
-    pub fn new(capacity: usize) -> Table {
+    /// An empty table.
+    fn new() -> Table {
         Table {
-            free: FreeMap::new(capacity),
+            free: FreeMap::new(HEADROOM),
             end: 0,
             low: 0,
         }
     }
 
     /// The table's length.
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.end
     }
 
-    /// Whether nothing is placed.
-    pub fn is_empty(&self) -> bool {
-        self.end == 0
-    }
-
+    /// Puts `p` in: its slots become used, and the table grows to its top.
     fn place(&mut self, p: &Placement) {
         for &r in &p.rels {
             debug_assert!(self.free.is_free(p.at + r as usize));
             self.free.set_used(p.at + r as usize, true);
         }
         self.end = self.end.max(p.top);
+        self.free.grow_to(self.end + HEADROOM);
         while !self.free.is_free(self.low) {
             self.low += 1;
         }
@@ -306,7 +315,7 @@ fn search_chunk(
 /// The index widths a square tries: from its mask's bit count up to the
 /// fixed-shift widths (12 orthogonal, 9 diagonal), or one more bit where the
 /// mask already has that many.
-pub fn widths(n: u32) -> Vec<u32> {
+fn widths(n: u32) -> Vec<u32> {
     let ceiling = if n >= 10 { 12 } else { 9 };
     (n..=ceiling.max(n + 1)).collect()
 }
@@ -331,8 +340,8 @@ pub struct Placed {
 /// were placed, and the compaction rounds done. A checkpoint holds this.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FitState {
-    /// Blocks in the order they went in (during compaction, the last block
-    /// re-placed comes last).
+    /// Each placed square's block, at most one per square, in the order
+    /// they went in (the table depends only on which blocks are in it).
     pub placed: Vec<Placed>,
     /// Compaction rounds done.
     pub rounds: u64,
@@ -351,9 +360,11 @@ pub struct FitProgress<'a> {
 }
 
 /// The fit search: places every square (biggest masks first) with `tries`
-/// tries each, then runs `rounds` compaction rounds, each taking out the block that ends last (every
-/// fourth round a random one) and searching it again against the rest, kept
-/// when it ends no later. `start` resumes from a checkpoint; `step` is called
+/// tries each (split over 32 chunks; fewer than 32 tries leave every square
+/// to the fallback search at its mask's width), then runs `rounds`
+/// compaction rounds, each taking out the block that ends last (every fourth
+/// round a random one) and searching it again against the rest, kept when
+/// it ends no later. `start` resumes from a checkpoint; `step` is called
 /// after every placement and round.
 pub fn fit_search(
     indexing: Indexing,
@@ -373,7 +384,7 @@ pub fn fit_search(
         .iter()
         .map(|&(slider, square)| widths(relevant_mask(slider, square).count()))
         .collect();
-    let mut table = Table::new(1 << 18);
+    let mut table = Table::new();
     let mut placed: Vec<Option<Placement>> = vec![None; all.len()];
     let mut state = FitState::default();
     // Replay the checkpoint.
@@ -382,9 +393,8 @@ pub fn fit_search(
         if i >= all.len() {
             return Err(format!("square {i} does not exist"));
         }
-        if let Some(old) = placed[i].take() {
-            let end = placed.iter().flatten().map(|q| q.top).max().unwrap_or(0);
-            table.remove(&old, end);
+        if placed[i].is_some() {
+            return Err(format!("square {i} is placed twice"));
         }
         let mut scratch = Scratch::new(p.bits);
         let q = rebuild(&problems[i], &table, p, &mut scratch)
@@ -394,6 +404,13 @@ pub fn fit_search(
         state.placed.push(*p);
     }
     state.rounds = start.rounds;
+    if state.rounds > 0 && state.placed.len() < all.len() {
+        return Err(format!(
+            "{} compaction rounds done with only {} squares placed",
+            state.rounds,
+            state.placed.len()
+        ));
+    }
     let mut order: Vec<usize> = (0..all.len()).collect();
     order.sort_by_key(|&i| (std::cmp::Reverse(problems[i].keys.len()), i));
     for &i in &order {
@@ -422,9 +439,7 @@ pub fn fit_search(
                 .max_by_key(|&i| (placed[i].as_ref().map_or(0, |p| p.top), i))
                 .expect("squares")
         };
-        let old = placed[i].take().expect("every square is placed");
-        let end = placed.iter().flatten().map(|p| p.top).max().unwrap_or(0);
-        table.remove(&old, end);
+        let old = take_out(&mut table, &mut placed, i);
         let round_seed = seed ^ (round + 1).wrapping_mul(0x2545_f491_4f6c_dd1d);
         let found = search_square(
             &problems[i],
@@ -437,6 +452,7 @@ pub fn fit_search(
         );
         let keep = if found.top <= old.top { found } else { old };
         table.place(&keep);
+        state.placed.retain(|q| q.square != i);
         state.placed.push(keep.placed(i));
         placed[i] = Some(keep);
         state.rounds += 1;
@@ -467,6 +483,14 @@ pub fn fit_search(
         entries,
         table_len: table.len(),
     })
+}
+
+/// Takes square `i`'s block out of the table and returns it.
+fn take_out(table: &mut Table, placed: &mut [Option<Placement>], i: usize) -> Placement {
+    let old = placed[i].take().expect("every square is placed");
+    let end = placed.iter().flatten().map(|p| p.top).max().unwrap_or(0);
+    table.remove(&old, end);
+    old
 }
 
 /// The placement a checkpoint recorded, if its block is valid and fits.
@@ -548,9 +572,9 @@ fn search_square(
         // mask's own width, where one always turns up.
         None => {
             let n = problem.keys.len().trailing_zeros();
+            let mut scratch = Scratch::new(n);
             let mut k = 0;
             loop {
-                let mut scratch = Scratch::new(n);
                 let s = square_seed(seed ^ 0xfa11_bac0 ^ k, index);
                 if let Some(b) = search_chunk(problem, &[n], table, s, 1 << 16, &mut scratch) {
                     return b;
@@ -598,10 +622,22 @@ mod tests {
         // compaction on two: the same file.
         assert_eq!(set, run(1, states[60].clone(), &mut Vec::new()));
         assert_eq!(set, run(2, states[130].clone(), &mut Vec::new()));
-        // A checkpoint whose block does not fit is refused.
+        // Checkpoints no run could have written are refused: a block that
+        // does not fit, a square placed twice, rounds before all squares.
+        let refused = |state: FitState| {
+            fit_search(Indexing::Black, 5, 256, 0, 1, state, &mut |_| {}).unwrap_err()
+        };
         let mut bad = states[10].clone();
         bad.placed[1].at = bad.placed[0].at;
-        assert!(fit_search(Indexing::Black, 5, 256, 0, 1, bad, &mut |_| {}).is_err());
+        assert!(refused(bad).contains("does not fit"));
+        let mut bad = states[10].clone();
+        bad.placed.push(bad.placed[3]);
+        assert!(refused(bad).contains("placed twice"));
+        let mut bad = states[10].clone();
+        bad.rounds = 1;
+        assert!(refused(bad).contains("compaction rounds"));
+        // During compaction the state keeps one block per square.
+        assert!(states.iter().all(|s| s.placed.len() <= 128));
     }
 
     #[test]

@@ -5,6 +5,8 @@ use crate::{write_constants, Cli, Method};
 use magicgen::fit::{fit_search, FitState, Placed, ROUNDS_PER_EFFORT};
 use magicgen::improve::{all_candidates, pack, Candidate, Portfolios, TRIES_PER_EFFORT};
 use magicgen::magics::Indexing;
+use magicgen::pack::Block;
+use magicgen::{Slider, Square};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -43,10 +45,12 @@ fn write_checkpoint(path: &str, v: &Value) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
+/// A magic written as `0x` and 16 hex digits.
 fn parse_magic(v: &Value) -> Option<u64> {
     u64::from_str_radix(v.as_str()?.strip_prefix("0x")?, 16).ok()
 }
 
+/// The fit search's checkpoint: the blocks placed and the rounds done.
 fn load_fit_checkpoint(path: &str, key: &Value) -> Result<FitState, String> {
     let v = read_checkpoint(path, key)?;
     if v.is_null() {
@@ -76,6 +80,7 @@ fn load_fit_checkpoint(path: &str, key: &Value) -> Result<FitState, String> {
     Ok(FitState { placed, rounds })
 }
 
+/// Writes the fit search's checkpoint.
 fn save_fit_checkpoint(path: &str, key: &Value, state: &FitState) -> std::io::Result<()> {
     let placed: Vec<Value> = state
         .placed
@@ -88,17 +93,21 @@ fn save_fit_checkpoint(path: &str, key: &Value, state: &FitState) -> std::io::Re
     )
 }
 
-fn load_checkpoint(path: &str, key: &Value) -> Result<Portfolios, String> {
+/// The pack search's checkpoint: each square's candidates once found, every
+/// one checked to be a valid magic of its square.
+fn load_checkpoint(path: &str, key: &Value, indexing: Indexing) -> Result<Portfolios, String> {
     let v = read_checkpoint(path, key)?;
     if v.is_null() {
         return Ok(Vec::new());
     }
     let squares = v["squares"]
         .as_array()
-        .ok_or_else(|| format!("{path}: no squares"))?;
+        .filter(|s| s.len() <= 128)
+        .ok_or_else(|| format!("{path}: no list of at most 128 squares"))?;
     squares
         .iter()
-        .map(|s| match s {
+        .enumerate()
+        .map(|(i, s)| match s {
             Value::Null => Ok(None),
             Value::Array(cands) => cands
                 .iter()
@@ -106,10 +115,19 @@ fn load_checkpoint(path: &str, key: &Value) -> Result<Portfolios, String> {
                     let field = |k: &str| c[k].as_u64().ok_or_else(|| format!("{path}: bad {k}"));
                     let magic =
                         parse_magic(&c["magic"]).ok_or_else(|| format!("{path}: bad magic"))?;
+                    let bits = field("bits")?;
+                    let (slider, square) = (Slider::ALL[i / 64], Square::all().nth(i % 64));
+                    let valid = (1..=16).contains(&bits)
+                        && square.is_some_and(|sq| {
+                            Block::new(indexing, slider, sq, magic, bits as u32).is_some()
+                        });
+                    if !valid {
+                        return Err(format!("{path}: square {i} has an invalid magic"));
+                    }
                     Ok(Candidate {
                         span: field("span")? as u32,
                         used: field("used")? as u32,
-                        bits: field("bits")? as u32,
+                        bits: bits as u32,
                         magic,
                     })
                 })
@@ -120,6 +138,7 @@ fn load_checkpoint(path: &str, key: &Value) -> Result<Portfolios, String> {
         .collect()
 }
 
+/// Writes the pack search's checkpoint.
 fn save_checkpoint(path: &str, key: &Value, portfolios: &Portfolios) -> std::io::Result<()> {
     let squares: Vec<Value> = portfolios
         .iter()
@@ -226,7 +245,9 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
     )
     .map_err(|e| format!("{checkpoint}: {e}; remove it to start again"))?;
     if let Some(e) = save_error {
-        return Err(e);
+        // The search itself is done: keep its result, and say that a killed
+        // run would not have resumed.
+        eprintln!("magicgen: warning: {e}");
     }
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
@@ -251,7 +272,7 @@ fn candidates_and_pack(
     checkpoint: &str,
 ) -> Result<(), String> {
     let start = Instant::now();
-    let resumed = load_checkpoint(checkpoint, key)?;
+    let resumed = load_checkpoint(checkpoint, key, cli.indexing)?;
     let already = resumed.iter().filter(|p| p.is_some()).count();
     if already > 0 {
         eprintln!("resuming from {checkpoint}: {already} of 128 squares searched");
@@ -277,7 +298,7 @@ fn candidates_and_pack(
         },
     );
     if let Some(e) = save_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
+        eprintln!("magicgen: warning: {e}");
     }
     let searched = start.elapsed().as_secs_f64();
     let bar = Bar::new();
@@ -341,7 +362,13 @@ mod tests {
             .unwrap_err()
             .contains("another run"));
         let pack = run_key(7, 3, Indexing::Black, Method::Pack);
-        assert!(load_checkpoint(&path, &pack).is_err());
+        assert!(load_checkpoint(&path, &pack, Indexing::Black).is_err());
+        // A pack checkpoint whose magic collides is refused, not packed.
+        let candidate = json!({"span": 1, "used": 1, "bits": 10, "magic": format!("0x{:016x}", 0)});
+        let zero = json!({"run": pack, "squares": [[candidate]]});
+        std::fs::write(&path, zero.to_string()).unwrap();
+        let err = load_checkpoint(&path, &pack, Indexing::Black).unwrap_err();
+        assert!(err.contains("invalid magic"), "{err}");
         std::fs::write(&path, r#"{"run": null, "placed": 5}"#).unwrap();
         assert!(load_fit_checkpoint(&path, &Value::Null)
             .unwrap_err()

@@ -84,6 +84,7 @@ pub(crate) enum Method {
 }
 
 impl Method {
+    /// The name on the command line and in checkpoints.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Method::Fit => "fit",
@@ -92,6 +93,7 @@ impl Method {
     }
 }
 
+/// `--method`: fit or pack.
 fn parse_method(text: &str) -> Result<Method, String> {
     match text {
         "fit" => Ok(Method::Fit),

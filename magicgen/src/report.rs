@@ -32,6 +32,7 @@ pub fn print(path: &str) -> Result<(), String> {
     }
 }
 
+/// Why the report stopped: stdout failed, or the set is inconsistent.
 enum Failure {
     Io(std::io::Error),
     Set(String),
@@ -43,6 +44,7 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+/// The report proper: a line per square, then the table's totals.
 fn write_report(
     out: &mut impl Write,
     path: &str,
