@@ -2,10 +2,10 @@
 //! square's magic is chosen for how well its block fits the holes the
 //! blocks before it left.
 //!
-//! For every square (biggest masks first) a seeded generator tries sparse
-//! random multipliers at the index widths from the mask's bits up to the
-//! fixed-shift widths (12 orthogonal, 9 diagonal), then climbs from the best
-//! by flipping bits. A valid multiplier gives a block of used slots; the
+//! For every square (biggest masks first) a seeded generator tries random
+//! multipliers (three in four sparse, one in four dense) at the index
+//! widths from the mask's bits up to the fixed-shift widths (12 orthogonal,
+//! 9 diagonal), then climbs from the best by flipping bits. A valid multiplier gives a block of used slots; the
 //! block goes to the lowest position where all its slots are free, and the
 //! multiplier that leaves the table shortest wins, with credit for the free
 //! slots it leaves in the table's last [`TAIL`] slots, where the next block
@@ -268,8 +268,9 @@ fn evaluate(
 }
 
 /// Searches one square's chunk of tries and returns its best placement:
-/// the first half samples sparse random multipliers, the second climbs from
-/// the best of them by flipping a few bits at a time.
+/// the first half samples random multipliers (three in four sparse, one in
+/// four dense), the second climbs from the best of them by flipping a few
+/// bits at a time.
 fn search_chunk(
     problem: &Problem,
     widths: &[u32],
