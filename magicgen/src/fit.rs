@@ -14,14 +14,13 @@
 //! laid end to end. Compaction rounds then take out the block that ends
 //! last and search it again against all the others.
 //!
-//! Free slots are kept as a bitmap, and a position is tested for 64
-//! positions at a time: the word of free bits under each used slot of the
-//! block, shifted to the candidate positions, is ANDed in until nothing is
-//! left, which in a full region is after one or two slots.
+//! Free slots are kept in a [`FreeMap`], which tests 64 positions at a
+//! time.
 
 use crate::geometry::relevant_mask;
 use crate::improve::{square_seed, squares, Problem, Scratch};
 use crate::magics::{Indexing, MagicEntry, MagicSet};
+use crate::pack::FreeMap;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,98 +30,6 @@ use std::sync::Mutex;
 /// generator, so that threads share a square and the result does not
 /// depend on how many there are.
 const CHUNKS: u64 = 32;
-
-/// The free slots of the table under construction, one bit each.
-#[derive(Clone, Debug)]
-pub struct FreeMap {
-    words: Vec<u64>,
-}
-
-impl FreeMap {
-    /// At least `slots` slots, all free (the bitmap keeps a spare word so
-    /// that a window may read one word past the last slot).
-    pub fn new(slots: usize) -> FreeMap {
-        FreeMap {
-            words: vec![!0; slots / 64 + 2],
-        }
-    }
-
-    /// Slots the map can hold.
-    pub fn capacity(&self) -> usize {
-        (self.words.len() - 1) * 64
-    }
-
-    /// Makes room for at least `slots` slots (the new ones free).
-    pub fn grow_to(&mut self, slots: usize) {
-        if self.capacity() < slots {
-            self.words.resize(slots / 64 + 2, !0);
-        }
-    }
-
-    /// Bit `k` says whether slot `p + k` is free.
-    #[inline(always)]
-    fn window(&self, p: usize) -> u64 {
-        let (w, b) = (p / 64, p % 64);
-        if b == 0 {
-            self.words[w]
-        } else {
-            (self.words[w] >> b) | (self.words[w + 1] << (64 - b))
-        }
-    }
-
-    /// Free slots in `from..to`.
-    pub fn count_free(&self, from: usize, to: usize) -> usize {
-        let mut count = 0;
-        let mut p = from;
-        while p < to {
-            let k = (to - p).min(64);
-            let w = self.window(p);
-            let m = if k == 64 { w } else { w & ((1u64 << k) - 1) };
-            count += m.count_ones() as usize;
-            p += k;
-        }
-        count
-    }
-
-    /// Whether slot `p` is free.
-    pub fn is_free(&self, p: usize) -> bool {
-        self.words[p / 64] >> (p % 64) & 1 == 1
-    }
-
-    /// Marks slot `p` used (`used = true`) or free.
-    pub fn set_used(&mut self, p: usize, used: bool) {
-        let bit = 1u64 << (p % 64);
-        if used {
-            self.words[p / 64] &= !bit;
-        } else {
-            self.words[p / 64] |= bit;
-        }
-    }
-
-    /// The lowest position `at` in `from..limit` where every slot
-    /// `at + rel` is free.
-    pub fn lowest_fit(&self, rels: &[u32], from: usize, limit: usize) -> Option<usize> {
-        let mut at = from;
-        while at < limit {
-            let mut m = if limit - at < 64 {
-                (1u64 << (limit - at)) - 1
-            } else {
-                !0
-            };
-            for &r in rels {
-                m &= self.window(at + r as usize);
-                if m == 0 {
-                    break;
-                }
-            }
-            if m != 0 {
-                return Some(at + m.trailing_zeros() as usize);
-            }
-            at += 64;
-        }
-        None
-    }
-}
 
 /// Where one square's block went.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -589,23 +496,6 @@ fn search_square(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn lowest_fit_finds_the_first_position_where_all_slots_are_free() {
-        let mut m = FreeMap::new(256);
-        for p in [0, 1, 2, 4, 70, 72] {
-            m.set_used(p, true);
-        }
-        assert_eq!(m.lowest_fit(&[0, 2], 0, 200), Some(3));
-        assert_eq!(m.lowest_fit(&[0, 1, 2], 0, 200), Some(5));
-        assert_eq!(m.lowest_fit(&[0, 2], 69, 200), Some(69));
-        assert_eq!(m.lowest_fit(&[0, 2], 70, 200), Some(71));
-        assert_eq!(m.lowest_fit(&[0, 66], 0, 5), Some(3));
-        assert_eq!(m.lowest_fit(&[0], 0, 3), None);
-        assert_eq!(m.count_free(0, 256), 256 - 6);
-        assert_eq!(m.count_free(3, 71), 68 - 2);
-        assert_eq!(m.count_free(72, 73), 0);
-    }
 
     #[test]
     fn a_small_fit_search_verifies_repeats_itself_and_resumes() {
