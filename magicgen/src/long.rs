@@ -6,7 +6,7 @@ use magicgen::fit::{fit_search, FitState, Placed, ROUNDS_PER_EFFORT};
 use magicgen::improve::{all_candidates, pack, Candidate, Portfolios, TRIES_PER_EFFORT};
 use magicgen::magics::Indexing;
 use magicgen::pack::Block;
-use magicgen::{Slider, Square};
+use magicgen::{MagicSet, Slider, Square};
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -249,17 +249,30 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
         // run would not have resumed.
         eprintln!("magicgen: warning: {e}");
     }
+    let time = format!(" in {:.0} s", start.elapsed().as_secs_f64());
+    finish(cli, effort, "fit, ", &set, &time, checkpoint)
+}
+
+/// Both methods' ending: verify the set, say what was found, write it and
+/// drop the checkpoint.
+fn finish(
+    cli: &Cli,
+    effort: u64,
+    method: &str,
+    set: &MagicSet,
+    time: &str,
+    checkpoint: &str,
+) -> Result<(), String> {
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
     println!(
-        "seed 0x{:016x}, effort {effort}, fit, {} magics: {} entries ({} bytes) in {:.0} s",
+        "seed 0x{:016x}, effort {effort}, {method}{} magics: {} entries ({} bytes){time}",
         cli.seed,
         cli.indexing.name(),
         set.table_len,
         set.table_len * 8,
-        start.elapsed().as_secs_f64()
     );
-    write_constants(&set, &cli.out)?;
+    write_constants(set, &cli.out)?;
     let _ = std::fs::remove_file(checkpoint);
     Ok(())
 }
@@ -311,20 +324,11 @@ fn candidates_and_pack(
             bar.show("packing", round, rounds, &format!("rounds, {len} entries"))
         },
     );
-    set.attack_table()
-        .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
-    println!(
-        "seed 0x{:016x}, effort {effort}, {} magics: {} entries ({} bytes); \
-         candidates {searched:.0} s, packing {:.0} s",
-        cli.seed,
-        cli.indexing.name(),
-        set.table_len,
-        set.table_len * 8,
+    let time = format!(
+        "; candidates {searched:.0} s, packing {:.0} s",
         start.elapsed().as_secs_f64() - searched
     );
-    write_constants(&set, &cli.out)?;
-    let _ = std::fs::remove_file(checkpoint);
-    Ok(())
+    finish(cli, effort, "", &set, &time, checkpoint)
 }
 
 #[cfg(test)]
