@@ -15,6 +15,8 @@
 //! * `fit` (feature `cli`): the long search that builds the table square by
 //!   square, each magic chosen for how its block fits the holes already
 //!   there (`--method fit`, the default).
+//! * `survey` (feature `cli`): per square, the fewest used slots and the
+//!   shortest span a magic's block can have on its own (`magicgen survey`).
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -29,6 +31,8 @@ pub mod magics;
 pub mod pack;
 #[cfg(feature = "cli")]
 pub mod search;
+#[cfg(feature = "cli")]
+pub mod survey;
 pub mod types;
 
 pub use geometry::Slider;

@@ -10,6 +10,7 @@ use magicgen::{MagicSet, Slider, Square};
 
 mod long;
 mod report;
+mod survey_cmd;
 
 use long::long_search;
 use std::process::ExitCode;
@@ -125,6 +126,44 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Per square and index width, the fewest used slots and the shortest
+    /// span a single magic's block reaches in a seeded random search: what
+    /// bounds any packing of the shared table.
+    Survey {
+        /// Multipliers tried per square and width.
+        #[arg(long, default_value_t = 300_000, value_parser = clap::value_parser!(u64).range(1..))]
+        tries: u64,
+        /// Widths as bits above the mask's, comma separated.
+        #[arg(long, default_value = "0,1,2", value_parser = parse_widths)]
+        widths: Widths,
+        /// Which squares: all, orthogonal, diagonal, or slider:square
+        /// names such as orthogonal:b7,diagonal:c1.
+        #[arg(long, default_value = "all")]
+        squares: String,
+        /// Threads (the result does not depend on it).
+        #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()))]
+        threads: usize,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `--widths`: bits above the mask's.
+#[derive(Clone, Debug)]
+struct Widths(Vec<u32>);
+
+fn parse_widths(text: &str) -> Result<Widths, String> {
+    let widths = text
+        .split(',')
+        .map(|w| match w.trim().parse::<u32>() {
+            Ok(d) if d <= 4 => Ok(d),
+            _ => Err(format!(
+                "{w:?} is not a width: 0 to 4 bits above the mask's"
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Widths(widths))
 }
 
 fn parse_u64(text: &str) -> Result<u64, String> {
@@ -143,6 +182,13 @@ fn main() -> ExitCode {
             random_tries,
             json,
         }) => run_bitscan(bits, cli.seed, random_tries, json),
+        Some(Command::Survey {
+            tries,
+            ref widths,
+            ref squares,
+            threads,
+            json,
+        }) => survey_cmd::run(cli.seed, tries, &widths.0, squares, threads, json),
         None if cli.check => check(),
         None if cli.report => report::print(cli.file.as_deref().unwrap_or(COMMITTED_PATH)),
         None if cli.classic => generate(&cli),

@@ -1,0 +1,188 @@
+//! `magicgen survey`: runs [`magicgen::survey`] and prints a line per
+//! square, then the totals next to the classic layout.
+
+use magicgen::magics::Indexing;
+use magicgen::survey::{survey, SquareSurvey};
+use magicgen::{Slider, Square};
+use serde_json::json;
+use std::io::Write;
+use std::time::Instant;
+
+/// Which squares `--squares` names: a filter over (slider, square).
+fn parse_squares(text: &str) -> Result<Vec<(Slider, Square)>, String> {
+    let every = |s: Slider| Square::all().map(move |q| (s, q)).collect::<Vec<_>>();
+    match text {
+        "all" => Ok(Slider::ALL.into_iter().flat_map(every).collect()),
+        "orthogonal" => Ok(every(Slider::Orthogonal)),
+        "diagonal" => Ok(every(Slider::Diagonal)),
+        _ => text
+            .split(',')
+            .map(|item| {
+                let (slider, square) = item.split_once(':').ok_or_else(|| {
+                    format!("{item:?} is not slider:square (such as orthogonal:b7)")
+                })?;
+                let slider = Slider::parse(slider)
+                    .ok_or_else(|| format!("{slider:?} is not a slider: orthogonal or diagonal"))?;
+                let square = Square::parse(square)
+                    .ok_or_else(|| format!("{square:?} is not a square (a1 to h8)"))?;
+                Ok((slider, square))
+            })
+            .collect(),
+    }
+}
+
+pub fn run(
+    seed: u64,
+    tries: u64,
+    widths: &[u32],
+    squares: &str,
+    threads: usize,
+    json: bool,
+) -> Result<(), String> {
+    let chosen = parse_squares(squares)?;
+    let start = Instant::now();
+    let found = survey(
+        Indexing::Black,
+        seed,
+        tries,
+        widths,
+        threads,
+        &|slider, square| chosen.contains(&(slider, square)),
+        &|done, total| {
+            if !json {
+                eprint!("\rsurvey {done}/{total} squares   ");
+            }
+        },
+    );
+    if !json {
+        eprintln!();
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let result = if json {
+        print_json(seed, tries, &found, seconds)
+    } else {
+        print_table(seed, tries, widths, &found, seconds)
+    };
+    match result {
+        // `magicgen survey | head` closes the pipe: end quietly.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("cannot write: {e}")),
+    }
+}
+
+/// The smallest of each square's widths, summed over the squares: what no
+/// packing can beat (used) and what blocks end to end cost (span).
+fn best_over_widths(found: &[SquareSurvey]) -> (u64, u64, u64) {
+    let mut used = 0;
+    let mut span = 0;
+    let mut classic = 0;
+    for s in found {
+        let full = 1u64 << s.mask_bits;
+        classic += full;
+        used += s
+            .widths
+            .iter()
+            .filter_map(|w| w.fewest_used)
+            .map(|u| u64::from(u.0))
+            .min()
+            .unwrap_or(full);
+        span += s
+            .widths
+            .iter()
+            .filter_map(|w| w.shortest_span)
+            .map(|u| u64::from(u.0))
+            .min()
+            .unwrap_or(full);
+    }
+    (used, span, classic)
+}
+
+fn print_table(
+    seed: u64,
+    tries: u64,
+    widths: &[u32],
+    found: &[SquareSurvey],
+    seconds: f64,
+) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "survey: seed 0x{seed:016x}, {tries} tries per square and width, black magics"
+    )?;
+    writeln!(
+        out,
+        "slider     square mask  bits  valid   used magic               span magic"
+    )?;
+    for s in found {
+        for w in &s.widths {
+            let show = |x: Option<(u32, u64)>| match x {
+                Some((v, m)) => format!("{v:>6} 0x{m:016x}"),
+                None => format!("{:>6} {:<18}", "-", "(none valid)"),
+            };
+            writeln!(
+                out,
+                "{:<10} {}     {:>4} {:>5} {:>6} {} {}",
+                s.slider.name(),
+                s.square,
+                s.mask_bits,
+                w.bits,
+                w.valid,
+                show(w.fewest_used),
+                show(w.shortest_span)
+            )?;
+        }
+    }
+    writeln!(out)?;
+    for (j, d) in widths.iter().enumerate() {
+        let sum = |f: &dyn Fn(&SquareSurvey) -> Option<u32>| -> u64 {
+            found
+                .iter()
+                .map(|s| f(s).map_or(1u64 << s.mask_bits, u64::from))
+                .sum()
+        };
+        writeln!(
+            out,
+            "mask bits + {d}: fewest used {} in all, shortest spans {} in all",
+            sum(&|s| s.widths[j].fewest_used.map(|u| u.0)),
+            sum(&|s| s.widths[j].shortest_span.map(|u| u.0)),
+        )?;
+    }
+    let (used, span, classic) = best_over_widths(found);
+    writeln!(
+        out,
+        "best width per square: fewest used {used}, shortest spans {span}, against {classic} for 2^bits ({:.1} s)",
+        seconds
+    )
+}
+
+fn print_json(seed: u64, tries: u64, found: &[SquareSurvey], seconds: f64) -> std::io::Result<()> {
+    let hex =
+        |x: Option<(u32, u64)>| x.map(|(v, m)| json!({"slots": v, "magic": format!("0x{m:016x}")}));
+    let squares: Vec<_> = found
+        .iter()
+        .map(|s| {
+            json!({
+                "slider": s.slider.name(),
+                "square": s.square.to_string(),
+                "mask_bits": s.mask_bits,
+                "widths": s.widths.iter().map(|w| json!({
+                    "bits": w.bits,
+                    "valid": w.valid,
+                    "fewest_used": hex(w.fewest_used),
+                    "shortest_span": hex(w.shortest_span),
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let (used, span, classic) = best_over_widths(found);
+    let v = json!({
+        "seed": format!("0x{seed:016x}"),
+        "tries": tries,
+        "squares": squares,
+        "fewest_used": used,
+        "shortest_spans": span,
+        "two_to_the_bits": classic,
+        "seconds": seconds,
+    });
+    writeln!(std::io::stdout().lock(), "{v}")
+}
