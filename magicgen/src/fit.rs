@@ -447,7 +447,7 @@ fn search_square(
     let next = AtomicUsize::new(0);
     let results = Mutex::new(vec![None; CHUNKS as usize]);
     std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads.clamp(1, CHUNKS as usize) {
             s.spawn(|| {
                 let mut scratch = Scratch::new(max_bits);
                 loop {

@@ -240,7 +240,7 @@ pub fn all_candidates(
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(all.len() - todo.len());
     std::thread::scope(|s| {
-        for _ in 0..threads.max(1) {
+        for _ in 0..threads.clamp(1, 128) {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = todo.get(k) else { return };

@@ -29,7 +29,7 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     /// Seed of the ChaCha8 generator (decimal or 0x-hex).
-    #[arg(long, value_parser = parse_u64, default_value_t = DEFAULT_SEED)]
+    #[arg(long, global = true, value_parser = parse_u64, default_value_t = DEFAULT_SEED)]
     seed: u64,
     /// Candidates tried per square for each bit below the mask size.
     #[arg(long, default_value_t = SearchConfig::default().fewer_bit_tries)]
@@ -140,7 +140,8 @@ enum Command {
         /// names such as orthogonal:b7,diagonal:c1.
         #[arg(long, default_value = "all")]
         squares: String,
-        /// Threads (the result does not depend on it).
+        /// Threads (the result does not depend on it; at most one per square
+        /// is used).
         #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()))]
         threads: usize,
         /// Print one JSON object.
@@ -154,7 +155,7 @@ enum Command {
 struct Widths(Vec<u32>);
 
 fn parse_widths(text: &str) -> Result<Widths, String> {
-    let widths = text
+    let mut widths = text
         .split(',')
         .map(|w| match w.trim().parse::<u32>() {
             Ok(d) if d <= 4 => Ok(d),
@@ -163,6 +164,8 @@ fn parse_widths(text: &str) -> Result<Widths, String> {
             )),
         })
         .collect::<Result<Vec<_>, _>>()?;
+    widths.sort_unstable();
+    widths.dedup();
     Ok(Widths(widths))
 }
 

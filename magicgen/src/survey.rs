@@ -3,14 +3,15 @@
 //! For every square and index width it asks two questions of a seeded
 //! random search: what is the fewest *used* slots a valid magic leaves
 //! (constructive collisions merge occupancies with the same attacks), and
-//! what is the shortest *span* (first used slot to last)? The answers bound
-//! what any packing of the shared table can do: blocks laid end to end cost
-//! their spans, and no table is shorter than the used slots of its blocks.
+//! what is the shortest *span* (first used slot to last)? Blocks laid end to
+//! end cost their spans, and no table is shorter than the used slots of its
+//! blocks, so the answers are targets for a packing (the best a search
+//! found, not proven minima).
 //!
 //! Each (square, width) has its own ChaCha8 generator seeded from the run's
 //! seed, so the result does not depend on the number of threads. Half the
-//! tries are random multipliers (sparse, two-thirds dense, or a negated
-//! sparse one), half flip one to three bits of one of the best found so far.
+//! tries are random multipliers (sparse, three-quarters dense, or a
+//! negated sparse one), half flip one to three bits of one of the best found so far.
 
 use crate::geometry::Slider;
 use crate::improve::{square_seed, squares, Problem, Scratch};
@@ -26,7 +27,7 @@ use std::sync::Mutex;
 pub struct WidthReport {
     /// Index bits.
     pub bits: u32,
-    /// Valid magics among the tries.
+    /// Tries that gave a valid magic (climbing may find one more than once).
     pub valid: u64,
     /// The fewest used slots, and a magic that has them (`None`: no valid
     /// magic was found).
@@ -62,7 +63,8 @@ fn random_magic(rng: &mut ChaCha8Rng, t: u64) -> u64 {
     }
 }
 
-/// Keeps the `POOL` smallest `(key, magic)` pairs, smallest first.
+/// Keeps the `POOL` smallest `(key, tie-break, magic)` entries, smallest
+/// first.
 fn offer(pool: &mut Vec<(u32, u32, u64)>, entry: (u32, u32, u64)) {
     if pool.len() == POOL && entry >= pool[POOL - 1] {
         return;
@@ -136,7 +138,8 @@ pub fn survey(
     let next = AtomicUsize::new(0);
     let out: Mutex<Vec<Option<SquareSurvey>>> = Mutex::new(vec![None; all.len()]);
     std::thread::scope(|scope| {
-        for _ in 0..threads.max(1) {
+        // No more threads than squares (a huge --threads would fail to spawn).
+        for _ in 0..threads.clamp(1, all.len().max(1)) {
             scope.spawn(|| loop {
                 let j = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&(i, slider, square)) = all.get(j) else {
@@ -147,7 +150,7 @@ pub fn survey(
                 let widths = extra
                     .iter()
                     .map(|&d| {
-                        let seed = square_seed(seed ^ u64::from(d + 1) << 56, i);
+                        let seed = square_seed(seed ^ (u64::from(d + 1) << 56), i);
                         survey_width(&problem, n + d, tries, seed)
                     })
                     .collect();
@@ -200,7 +203,8 @@ mod tests {
                 // A block never uses more slots than the mask has
                 // occupancies, nor spans more than its width allows.
                 assert!(used <= 1 << s.mask_bits);
-                assert!(span <= 1 << w.bits && span >= used.min(span));
+                // The shortest span holds at least the fewest used slots.
+                assert!(span <= 1 << w.bits && span >= used);
                 assert!(w.valid > 0);
             }
         }

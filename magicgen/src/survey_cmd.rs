@@ -2,10 +2,10 @@
 //! square, then the totals next to the classic layout.
 
 use magicgen::magics::Indexing;
-use magicgen::survey::{survey, SquareSurvey};
+use magicgen::survey::{survey, SquareSurvey, WidthReport};
 use magicgen::{Slider, Square};
 use serde_json::json;
-use std::io::Write;
+use std::io::Write as _;
 use std::time::Instant;
 
 /// Which squares `--squares` names: a filter over (slider, square).
@@ -18,6 +18,7 @@ fn parse_squares(text: &str) -> Result<Vec<(Slider, Square)>, String> {
         _ => text
             .split(',')
             .map(|item| {
+                let item = item.trim();
                 let (slider, square) = item.split_once(':').ok_or_else(|| {
                     format!("{item:?} is not slider:square (such as orthogonal:b7)")
                 })?;
@@ -31,7 +32,9 @@ fn parse_squares(text: &str) -> Result<Vec<(Slider, Square)>, String> {
     }
 }
 
-pub fn run(
+/// Surveys the squares `squares` names at `widths` bits above their masks'
+/// and prints the result (a table, or one JSON object).
+pub(crate) fn run(
     seed: u64,
     tries: u64,
     widths: &[u32],
@@ -50,12 +53,13 @@ pub fn run(
         &|slider, square| chosen.contains(&(slider, square)),
         &|done, total| {
             if !json {
-                eprint!("\rsurvey {done}/{total} squares   ");
+                // A closed stderr is no reason to stop.
+                let _ = write!(std::io::stderr(), "\rsurvey {done}/{total} squares   ");
             }
         },
     );
     if !json {
-        eprintln!();
+        let _ = writeln!(std::io::stderr());
     }
     let seconds = start.elapsed().as_secs_f64();
     let result = if json {
@@ -70,31 +74,29 @@ pub fn run(
     }
 }
 
-/// The smallest of each square's widths, summed over the squares: what no
-/// packing can beat (used) and what blocks end to end cost (span).
-fn best_over_widths(found: &[SquareSurvey]) -> (u64, u64, u64) {
-    let mut used = 0;
-    let mut span = 0;
-    let mut classic = 0;
+/// Totals over the squares of the best width each: the fewest used slots
+/// (a target for a packing), the shortest spans (what blocks laid end to
+/// end cost), `2^bits`, and how many squares had no valid magic at any
+/// width (counted at `2^bits`).
+fn best_over_widths(found: &[SquareSurvey]) -> (u64, u64, u64, usize) {
+    let (mut used, mut span, mut classic, mut missing) = (0, 0, 0, 0);
     for s in found {
         let full = 1u64 << s.mask_bits;
         classic += full;
-        used += s
-            .widths
-            .iter()
-            .filter_map(|w| w.fewest_used)
-            .map(|u| u64::from(u.0))
-            .min()
-            .unwrap_or(full);
-        span += s
-            .widths
-            .iter()
-            .filter_map(|w| w.shortest_span)
-            .map(|u| u64::from(u.0))
-            .min()
-            .unwrap_or(full);
+        let least = |f: &dyn Fn(&WidthReport) -> Option<(u32, u64)>| {
+            s.widths
+                .iter()
+                .filter_map(f)
+                .map(|(v, _)| u64::from(v))
+                .min()
+        };
+        if least(&|w| w.fewest_used).is_none() {
+            missing += 1;
+        }
+        used += least(&|w| w.fewest_used).unwrap_or(full);
+        span += least(&|w| w.shortest_span).unwrap_or(full);
     }
-    (used, span, classic)
+    (used, span, classic, missing)
 }
 
 fn print_table(
@@ -111,7 +113,7 @@ fn print_table(
     )?;
     writeln!(
         out,
-        "slider     square mask  bits  valid   used magic               span magic"
+        "slider     square mask  bits    valid   used magic               span magic"
     )?;
     for s in found {
         for w in &s.widths {
@@ -121,7 +123,7 @@ fn print_table(
             };
             writeln!(
                 out,
-                "{:<10} {}     {:>4} {:>5} {:>6} {} {}",
+                "{:<10} {}     {:>4} {:>5} {:>8} {} {}",
                 s.slider.name(),
                 s.square,
                 s.mask_bits,
@@ -133,25 +135,33 @@ fn print_table(
         }
     }
     writeln!(out)?;
+    let sum = |j: usize, f: &dyn Fn(&WidthReport) -> Option<(u32, u64)>| -> (u64, usize) {
+        let missing = found.iter().filter(|s| f(&s.widths[j]).is_none()).count();
+        let total = found
+            .iter()
+            .map(|s| f(&s.widths[j]).map_or(1u64 << s.mask_bits, |(v, _)| u64::from(v)))
+            .sum();
+        (total, missing)
+    };
+    let none_valid = |missing: usize| match missing {
+        0 => String::new(),
+        1 => " (1 square without a valid magic, counted at 2^bits)".to_string(),
+        k => format!(" ({k} squares without a valid magic, counted at 2^bits)"),
+    };
     for (j, d) in widths.iter().enumerate() {
-        let sum = |f: &dyn Fn(&SquareSurvey) -> Option<u32>| -> u64 {
-            found
-                .iter()
-                .map(|s| f(s).map_or(1u64 << s.mask_bits, u64::from))
-                .sum()
-        };
+        let (used, missing) = sum(j, &|w| w.fewest_used);
+        let (span, _) = sum(j, &|w| w.shortest_span);
         writeln!(
             out,
-            "mask bits + {d}: fewest used {} in all, shortest spans {} in all",
-            sum(&|s| s.widths[j].fewest_used.map(|u| u.0)),
-            sum(&|s| s.widths[j].shortest_span.map(|u| u.0)),
+            "mask bits + {d}: fewest used {used} in all, shortest spans {span} in all{}",
+            none_valid(missing)
         )?;
     }
-    let (used, span, classic) = best_over_widths(found);
+    let (used, span, classic, missing) = best_over_widths(found);
     writeln!(
         out,
-        "best width per square: fewest used {used}, shortest spans {span}, against {classic} for 2^bits ({:.1} s)",
-        seconds
+        "best width per square: fewest used {used}, shortest spans {span}, against {classic} for 2^bits{} ({seconds:.1} s)",
+        none_valid(missing)
     )
 }
 
@@ -174,8 +184,9 @@ fn print_json(seed: u64, tries: u64, found: &[SquareSurvey], seconds: f64) -> st
             })
         })
         .collect();
-    let (used, span, classic) = best_over_widths(found);
+    let (used, span, classic, missing) = best_over_widths(found);
     let v = json!({
+        "squares_without_valid_magic": missing,
         "seed": format!("0x{seed:016x}"),
         "tries": tries,
         "squares": squares,
