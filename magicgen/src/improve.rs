@@ -81,7 +81,7 @@ impl Problem {
     }
 
     /// The candidate `magic` makes with `bits` bits, if it is valid.
-    fn test(&self, magic: u64, bits: u32, scratch: &mut Scratch) -> Option<Candidate> {
+    pub(crate) fn test(&self, magic: u64, bits: u32, scratch: &mut Scratch) -> Option<Candidate> {
         let slots = scratch.block(self, magic, bits)?;
         let lo = *slots.iter().min()?;
         let hi = *slots.iter().max()?;

@@ -97,16 +97,12 @@ fn survey_width(problem: &Problem, bits: u32, tries: u64, seed: u64) -> WidthRep
         } else {
             random_magic(&mut rng, t / 2)
         };
-        let Some(slots) = scratch.block(problem, magic, bits) else {
+        let Some(c) = problem.test(magic, bits, &mut scratch) else {
             continue;
         };
         valid += 1;
-        let used = slots.len() as u32;
-        let lo = slots.iter().min().copied().unwrap_or(0);
-        let hi = slots.iter().max().copied().unwrap_or(0);
-        let span = hi - lo + 1;
-        offer(&mut by_used, (used, span, magic));
-        offer(&mut by_span, (span, used, magic));
+        offer(&mut by_used, (c.used, c.span, magic));
+        offer(&mut by_span, (c.span, c.used, magic));
     }
     WidthReport {
         bits,
