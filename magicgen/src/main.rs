@@ -127,8 +127,8 @@ enum Command {
         json: bool,
     },
     /// Per square and index width, the fewest used slots and the shortest
-    /// span a single magic's block reaches in a seeded random search: what
-    /// bounds any packing of the shared table.
+    /// span a single magic's block reaches in a seeded random search: the
+    /// targets for a packing of the shared table (best found, not proven).
     Survey {
         /// Multipliers tried per square and width.
         #[arg(long, default_value_t = 300_000, value_parser = clap::value_parser!(u64).range(1..))]

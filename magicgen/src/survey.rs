@@ -11,7 +11,8 @@
 //! Each (square, width) has its own ChaCha8 generator seeded from the run's
 //! seed, so the result does not depend on the number of threads. Half the
 //! tries are random multipliers (sparse, three-quarters dense, or a
-//! negated sparse one), half flip one to three bits of one of the best found so far.
+//! negated sparse one), half flip one to three bits of one of the best
+//! found so far.
 
 use crate::geometry::Slider;
 use crate::improve::{square_seed, squares, Problem, Scratch};
@@ -132,6 +133,7 @@ pub fn survey(
         .map(|(i, (slider, square))| (i, slider, square))
         .collect();
     let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
     let out: Mutex<Vec<Option<SquareSurvey>>> = Mutex::new(vec![None; all.len()]);
     std::thread::scope(|scope| {
         // No more threads than squares (a huge --threads would fail to spawn).
@@ -157,8 +159,7 @@ pub fn survey(
                     mask_bits: n,
                     widths,
                 });
-                let count = out.iter().flatten().count();
-                done(count, all.len());
+                done(finished.fetch_add(1, Ordering::Relaxed) + 1, all.len());
             });
         }
     });

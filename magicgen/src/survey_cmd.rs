@@ -90,10 +90,9 @@ fn best_over_widths(found: &[SquareSurvey]) -> (u64, u64, u64, usize) {
                 .map(|(v, _)| u64::from(v))
                 .min()
         };
-        if least(&|w| w.fewest_used).is_none() {
-            missing += 1;
-        }
-        used += least(&|w| w.fewest_used).unwrap_or(full);
+        let fewest = least(&|w| w.fewest_used);
+        missing += usize::from(fewest.is_none());
+        used += fewest.unwrap_or(full);
         span += least(&|w| w.shortest_span).unwrap_or(full);
     }
     (used, span, classic, missing)
