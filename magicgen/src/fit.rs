@@ -17,6 +17,7 @@
 //! Free slots are kept in a [`FreeMap`], which tests 64 positions at a
 //! time.
 
+use crate::compact::turned;
 use crate::geometry::relevant_mask;
 use crate::improve::{square_seed, squares, Problem, Scratch};
 use crate::magics::{Indexing, MagicEntry, MagicSet};
@@ -87,6 +88,9 @@ struct Table {
     free: FreeMap,
     end: usize,
     low: usize,
+    /// Whether black candidates are turned round their window before they
+    /// are placed (on with a compact pool).
+    turn: bool,
 }
 
 impl Table {
@@ -96,6 +100,7 @@ impl Table {
             free: FreeMap::new(HEADROOM),
             end: 0,
             low: 0,
+            turn: false,
         }
     }
 
@@ -137,6 +142,13 @@ fn evaluate(
     best: Option<&Placement>,
     scratch: &mut Scratch,
 ) -> Option<Placement> {
+    // With a compact pool, a black block goes in turned so that its largest
+    // gap wraps.
+    let magic = if table.turn {
+        turned(problem, magic, bits, scratch)?
+    } else {
+        magic
+    };
     let slots = scratch.block(problem, magic, bits)?;
     let lo = *slots.iter().min().expect("a block uses a slot");
     let hi = *slots.iter().max().expect("a block uses a slot");
@@ -223,7 +235,7 @@ fn search_chunk(
 /// The index widths a square tries: from its mask's bit count up to the
 /// fixed-shift widths (12 orthogonal, 9 diagonal), or one more bit where the
 /// mask already has that many.
-fn widths(n: u32) -> Vec<u32> {
+pub fn widths(n: u32) -> Vec<u32> {
     let ceiling = if n >= 10 { 12 } else { 9 };
     (n..=ceiling.max(n + 1)).collect()
 }
@@ -272,14 +284,19 @@ pub struct FitProgress<'a> {
 /// to the fallback search at its mask's width), then runs `rounds`
 /// compaction rounds, each taking out the block that ends last (every fourth
 /// round a random one) and searching it again against the rest, kept when
-/// it ends no later. `start` resumes from a checkpoint; `step` is called
-/// after every placement and round.
+/// it ends no later. `pool` holds extra multipliers per square, `(magic,
+/// bits)`, that every search of the square weighs after its random ones (the
+/// compact blocks of [`crate::compact`]; empty for none); with a pool, black
+/// candidates are also turned round their window before they are placed. `start` resumes
+/// from a checkpoint; `step` is called after every placement and round.
+#[allow(clippy::too_many_arguments)]
 pub fn fit_search(
     indexing: Indexing,
     seed: u64,
     tries: u64,
     rounds: u64,
     threads: usize,
+    pool: &[Vec<(u64, u32)>],
     start: FitState,
     step: &mut dyn FnMut(FitProgress),
 ) -> Result<MagicSet, String> {
@@ -293,6 +310,7 @@ pub fn fit_search(
         .map(|&(slider, square)| widths(relevant_mask(slider, square).count()))
         .collect();
     let mut table = Table::new();
+    table.turn = !pool.is_empty();
     let mut placed: Vec<Option<Placement>> = vec![None; all.len()];
     let mut state = FitState::default();
     // Replay the checkpoint.
@@ -325,7 +343,17 @@ pub fn fit_search(
         if placed[i].is_some() {
             continue;
         }
-        let best = search_square(&problems[i], &widths[i], &table, seed, i, tries, threads);
+        let extra = pool.get(i).map_or(&[][..], Vec::as_slice);
+        let best = search_square(
+            &problems[i],
+            &widths[i],
+            extra,
+            &table,
+            seed,
+            i,
+            tries,
+            threads,
+        );
         table.place(&best);
         state.placed.push(best.placed(i));
         placed[i] = Some(best);
@@ -352,6 +380,7 @@ pub fn fit_search(
         let found = search_square(
             &problems[i],
             &widths[i],
+            pool.get(i).map_or(&[][..], Vec::as_slice),
             &table,
             round_seed,
             i,
@@ -434,9 +463,11 @@ fn rebuild(
 }
 
 /// One square's search over all its chunks, on `threads` threads.
+#[allow(clippy::too_many_arguments)]
 fn search_square(
     problem: &Problem,
     widths: &[u32],
+    pool: &[(u64, u32)],
     table: &Table,
     seed: u64,
     index: usize,
@@ -470,10 +501,18 @@ fn search_square(
         }
     });
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
-    let best = results
+    let mut best = results
         .into_iter()
         .flatten()
         .min_by(|a, b| a.key().cmp(&b.key()));
+    let mut scratch = Scratch::new(pool.iter().map(|p| p.1).max().unwrap_or(1));
+    for &(magic, bits) in pool {
+        if let Some(p) = evaluate(problem, table, magic, bits, best.as_ref(), &mut scratch) {
+            if best.as_ref().is_none_or(|b| p.key() < b.key()) {
+                best = Some(p);
+            }
+        }
+    }
     match best {
         Some(b) => b,
         // No chunk found a valid magic at these widths: keep looking at the
@@ -500,7 +539,7 @@ mod tests {
     #[test]
     fn a_small_fit_search_verifies_repeats_itself_and_resumes() {
         let run = |threads, start: FitState, states: &mut Vec<FitState>| {
-            fit_search(Indexing::Black, 5, 256, 6, threads, start, &mut |p| {
+            fit_search(Indexing::Black, 5, 256, 6, threads, &[], start, &mut |p| {
                 states.push(p.state.clone())
             })
             .expect("a fresh or resumed search runs")
@@ -516,7 +555,7 @@ mod tests {
         // Checkpoints no run could have written are refused: a block that
         // does not fit, a square placed twice, rounds before all squares.
         let refused = |state: FitState| {
-            fit_search(Indexing::Black, 5, 256, 0, 1, state, &mut |_| {}).unwrap_err()
+            fit_search(Indexing::Black, 5, 256, 0, 1, &[], state, &mut |_| {}).unwrap_err()
         };
         let mut bad = states[10].clone();
         bad.placed[1].at = bad.placed[0].at;
@@ -529,6 +568,39 @@ mod tests {
         assert!(refused(bad).contains("compaction rounds"));
         // During compaction the state keeps one block per square.
         assert!(states.iter().all(|s| s.placed.len() <= 128));
+    }
+
+    #[test]
+    fn a_fit_search_with_a_compact_pool_verifies_and_repeats_itself() {
+        let pool = crate::compact::compact_pool(Indexing::Black, 5, &widths, 1, 200, 2, &|_, _| {});
+        let run = |threads| {
+            fit_search(
+                Indexing::Black,
+                5,
+                256,
+                4,
+                threads,
+                &pool,
+                FitState::default(),
+                &mut |_| {},
+            )
+            .expect("a fresh search runs")
+        };
+        let set = run(2);
+        set.attack_table().expect("every entry verifies");
+        assert_eq!(set, run(1));
+        // The pool is weighed: without it the same seed gives another table.
+        let plain = fit_search(
+            Indexing::Black,
+            5,
+            256,
+            4,
+            2,
+            &[],
+            FitState::default(),
+            &mut |_| {},
+        );
+        assert_ne!(set, plain.expect("a fresh search runs"));
     }
 
     #[test]

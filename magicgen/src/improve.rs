@@ -65,14 +65,19 @@ pub fn widths(n: u32) -> Vec<u32> {
 pub(crate) struct Problem {
     pub(crate) keys: Vec<u64>,
     pub(crate) attacks: Vec<u64>,
+    /// The bits every key has: the mask's complement for black magics, none
+    /// for white ones.
+    pub(crate) not_mask: u64,
 }
 
 impl Problem {
     pub(crate) fn new(indexing: Indexing, slider: Slider, square: Square) -> Problem {
         let mask = relevant_mask(slider, square);
         let occupancies: Vec<_> = subsets(mask).collect();
+        let keys: Vec<u64> = occupancies.iter().map(|&o| indexing.key(mask, o)).collect();
         Problem {
-            keys: occupancies.iter().map(|&o| indexing.key(mask, o)).collect(),
+            not_mask: keys.iter().fold(!0, |a, &k| a & k),
+            keys,
             attacks: occupancies
                 .iter()
                 .map(|&o| slider_attacks_slow(slider, square, o).0)
@@ -138,6 +143,13 @@ impl Scratch {
             }
         }
         Some(&self.slots)
+    }
+}
+
+impl Scratch {
+    /// Whether local slot `s` is used by the last block tested.
+    pub(crate) fn used_slot(&self, s: usize) -> bool {
+        self.stamp[s] == self.tick
     }
 }
 

@@ -12,6 +12,9 @@
 //!   classic layout (a private block per square).
 //! * `improve` (feature `cli`): the long search for small tables by
 //!   candidates and a packer (`--method pack`).
+//! * `compact` (feature `cli`): per square and width, the block with the
+//!   shortest span a long climb finds, turned round its window: the pool
+//!   the fit search offers every square.
 //! * `fit` (feature `cli`): the long search that builds the table square by
 //!   square, each magic chosen for how its block fits the holes already
 //!   there (`--method fit`, the default).
@@ -22,6 +25,8 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod bitscan;
+#[cfg(feature = "cli")]
+pub mod compact;
 #[cfg(feature = "cli")]
 pub mod fit;
 pub mod geometry;

@@ -2,7 +2,8 @@
 //! and a checkpoint that a killed run resumes from.
 
 use crate::{write_constants, Cli, Method};
-use magicgen::fit::{fit_search, FitState, Placed, ROUNDS_PER_EFFORT};
+use magicgen::compact::compact_pool;
+use magicgen::fit::{fit_search, widths, FitState, Placed, ROUNDS_PER_EFFORT};
 use magicgen::improve::{all_candidates, pack, Candidate, Portfolios, TRIES_PER_EFFORT};
 use magicgen::magics::Indexing;
 use magicgen::pack::Block;
@@ -13,9 +14,13 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 /// What a checkpoint is for: a resumed run must be the same run.
-fn run_key(seed: u64, effort: u64, indexing: Indexing, method: Method) -> Value {
-    json!({"seed": format!("0x{seed:016x}"), "effort": effort, "indexing": indexing.name(),
-           "method": method.name()})
+fn run_key(seed: u64, effort: u64, indexing: Indexing, method: Method, compact: u32) -> Value {
+    let mut key = json!({"seed": format!("0x{seed:016x}"), "effort": effort,
+                         "indexing": indexing.name(), "method": method.name()});
+    if compact > 0 {
+        key["compact"] = json!(compact);
+    }
+    key
 }
 
 /// The checkpoint at `path` if there is one (`Null` if not), refused when
@@ -204,7 +209,10 @@ impl Bar {
 }
 
 pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
-    let key = run_key(cli.seed, effort, cli.indexing, cli.method);
+    if cli.compact > 0 && cli.method != Method::Fit {
+        return Err("--compact works with --method fit only".into());
+    }
+    let key = run_key(cli.seed, effort, cli.indexing, cli.method, cli.compact);
     let checkpoint = cli
         .checkpoint
         .clone()
@@ -216,6 +224,10 @@ pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
 }
 
 /// `--method fit`: square by square into the holes, then compaction.
+/// Steps of each climb for a compact block; `--compact` gives the climbs
+/// per square and width.
+const COMPACT_STEPS: u32 = 1 << 16;
+
 fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), String> {
     let start = Instant::now();
     let resumed = load_fit_checkpoint(checkpoint, key)?;
@@ -227,6 +239,28 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
         );
     }
     let bar = Bar::new();
+    // The compact blocks every square is offered, if asked for (recomputed
+    // on a resume: they depend only on the seed and `--compact`).
+    let pool = if cli.compact == 0 {
+        Vec::new()
+    } else {
+        compact_pool(
+            cli.indexing,
+            cli.seed,
+            &widths,
+            cli.compact,
+            COMPACT_STEPS,
+            cli.threads,
+            &|done, total| {
+                bar.show(
+                    "compact blocks",
+                    done as u64,
+                    total as u64,
+                    "squares and widths",
+                )
+            },
+        )
+    };
     let mut save_error = None;
     let set = fit_search(
         cli.indexing,
@@ -234,6 +268,7 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
         effort * TRIES_PER_EFFORT,
         effort * ROUNDS_PER_EFFORT,
         cli.threads,
+        &pool,
         resumed,
         &mut |p| {
             if let Err(e) = save_fit_checkpoint(checkpoint, key, p.state) {
@@ -340,7 +375,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("magicgen-ckpt-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("m.checkpoint").to_string_lossy().into_owned();
-        let key = run_key(7, 3, Indexing::Black, Method::Fit);
+        let key = run_key(7, 3, Indexing::Black, Method::Fit, 0);
         assert_eq!(load_fit_checkpoint(&path, &key), Ok(FitState::default()));
         let state = FitState {
             placed: vec![
@@ -361,11 +396,11 @@ mod tests {
         };
         save_fit_checkpoint(&path, &key, &state).unwrap();
         assert_eq!(load_fit_checkpoint(&path, &key), Ok(state));
-        let other = run_key(7, 4, Indexing::Black, Method::Fit);
+        let other = run_key(7, 4, Indexing::Black, Method::Fit, 0);
         assert!(load_fit_checkpoint(&path, &other)
             .unwrap_err()
             .contains("another run"));
-        let pack = run_key(7, 3, Indexing::Black, Method::Pack);
+        let pack = run_key(7, 3, Indexing::Black, Method::Pack, 0);
         assert!(load_checkpoint(&path, &pack, Indexing::Black).is_err());
         // A pack checkpoint whose magic collides is refused, not packed.
         let candidate = json!({"span": 1, "used": 1, "bits": 10, "magic": format!("0x{:016x}", 0)});

@@ -1,0 +1,306 @@
+//! Compact blocks: for every square and index width, a climb towards the
+//! shortest span a single block can have, read as a ring, each result turned
+//! round its window so that the ring's largest gap is where it wraps.
+//!
+//! The fit search offers these multipliers to every square next to its
+//! random ones. Blocks laid end to end cost their spans, so short ones are
+//! what the long rook chain of the table is made of (docs/magic-tables.md,
+//! sections 2 and 8).
+//!
+//! Turning a black block is free. Let `b` be the lowest bit of the mask.
+//! Adding `d · 2^(64 − b)` to the multiplier leaves the product with any
+//! occupancy unchanged (the occupancy is a multiple of `2^b`) and lowers the
+//! product with the complement, whose low `b` bits are all ones, by
+//! `d · 2^(64 − b)`: every index moves by the same `−d · 2^(k − b)` mod
+//! `2^k`. White blocks cannot be turned (the empty board always hashes to
+//! slot 0), so for them the climb minimises the plain span.
+//!
+//! Each (square, width) has its own ChaCha8 generator seeded from the run's
+//! seed, so the result does not depend on the number of threads.
+
+use crate::geometry::relevant_mask;
+use crate::improve::{square_seed, squares, Problem, Scratch};
+use crate::magics::Indexing;
+use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A block's shape: its span (as a ring for black blocks), its used slots,
+/// the first used slot after the ring's largest gap, and its plain span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    span: u32,
+    used: u32,
+    start: u32,
+    plain: u32,
+}
+
+/// The shape of `magic`'s block at `bits` bits, if it is valid.
+fn shape(
+    problem: &Problem,
+    ring: bool,
+    magic: u64,
+    bits: u32,
+    scratch: &mut Scratch,
+) -> Option<Shape> {
+    let slots = scratch.block(problem, magic, bits)?;
+    let used = slots.len() as u32;
+    let lo = *slots.iter().min()? as usize;
+    let hi = *slots.iter().max()? as usize;
+    let size = 1usize << bits;
+    // The largest run of unused slots inside [lo, hi], and the slot after it.
+    let (mut gap, mut start, mut last) = (0, lo, lo);
+    if ring {
+        for s in lo + 1..=hi {
+            if scratch.used_slot(s) {
+                if s - last - 1 > gap {
+                    gap = s - last - 1;
+                    start = s;
+                }
+                last = s;
+            }
+        }
+    }
+    let plain = (hi - lo + 1) as u32;
+    // The gap outside [lo, hi] wraps already.
+    if gap <= size - 1 - hi + lo {
+        return Some(Shape {
+            span: plain,
+            used,
+            start: lo as u32,
+            plain,
+        });
+    }
+    Some(Shape {
+        span: (size - gap) as u32,
+        used,
+        start: start as u32,
+        plain,
+    })
+}
+
+/// `magic` turned so that its block's slot `start` moves to slot 0, or as
+/// close above it as the mask's lowest bit allows; `not_mask` is the
+/// complement of the square's mask.
+fn turn(magic: u64, bits: u32, start: u32, not_mask: u64) -> u64 {
+    let low = (!not_mask).trailing_zeros();
+    let step = 1u64 << bits.saturating_sub(low);
+    let start = u64::from(start) / step * step;
+    magic.wrapping_add(start << (64 - bits))
+}
+
+/// A random starting multiplier: sparse, negated sparse, dense, or a few
+/// signed powers of two.
+fn random_magic(rng: &mut ChaCha8Rng) -> u64 {
+    match rng.next_u32() % 4 {
+        0 => rng.next_u64() & rng.next_u64() & rng.next_u64(),
+        1 => (rng.next_u64() & rng.next_u64() & rng.next_u64()).wrapping_neg(),
+        2 => rng.next_u64() | rng.next_u64(),
+        _ => {
+            let mut m = 0u64;
+            for _ in 0..2 + rng.next_u32() % 6 {
+                let bit = 1u64 << (rng.next_u32() % 64);
+                m = if rng.next_u32() & 1 == 0 {
+                    m.wrapping_add(bit)
+                } else {
+                    m.wrapping_sub(bit)
+                };
+            }
+            m
+        }
+    }
+}
+
+/// One or two moves from `magic`, each a bit flip or the addition or
+/// subtraction of a power of two (whose carries keep the runs of ones and
+/// zeros that merging multipliers are made of).
+fn step(mut magic: u64, rng: &mut ChaCha8Rng) -> u64 {
+    for _ in 0..1 + rng.next_u32() % 2 {
+        let bit = 1u64 << (rng.next_u32() % 64);
+        magic = match rng.next_u32() % 3 {
+            0 => magic ^ bit,
+            1 => magic.wrapping_add(bit),
+            _ => magic.wrapping_sub(bit),
+        };
+    }
+    magic
+}
+
+/// Random multipliers tried for a valid start before a climb gives up.
+const START_TRIES: u32 = 1 << 16;
+
+/// The most compact block found for one square at one width: `restarts`
+/// climbs of `steps` steps, each keeping any step that makes the block no
+/// longer (then no fuller). Returns the multiplier, turned.
+fn climb(
+    problem: &Problem,
+    ring: bool,
+    bits: u32,
+    restarts: u32,
+    steps: u32,
+    seed: u64,
+) -> Option<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut scratch = Scratch::new(bits);
+    let key = |s: Shape| (s.span, s.used);
+    let mut best: Option<(Shape, u64)> = None;
+    for _ in 0..restarts {
+        let start = (0..START_TRIES).find_map(|_| {
+            let m = random_magic(&mut rng);
+            shape(problem, ring, m, bits, &mut scratch).map(|s| (s, m))
+        });
+        let Some((mut at, mut magic)) = start else {
+            continue;
+        };
+        for _ in 0..steps {
+            let next = step(magic, &mut rng);
+            if let Some(s) = shape(problem, ring, next, bits, &mut scratch) {
+                if key(s) <= key(at) {
+                    (at, magic) = (s, next);
+                }
+            }
+        }
+        if best.is_none_or(|(b, _)| key(at) < key(b)) {
+            best = Some((at, magic));
+        }
+    }
+    let (_, magic) = best?;
+    if !ring {
+        return Some(magic);
+    }
+    turned(problem, magic, bits, &mut scratch)
+}
+
+/// A black `magic` turned so that its block's largest gap wraps, if that
+/// shortens its plain span (for the rooks of rank 1, whose masks start at
+/// bit 1 or 2, turns come in steps of half the window and rarely do); `None`
+/// if `magic` is not valid at `bits`.
+pub(crate) fn turned(
+    problem: &Problem,
+    magic: u64,
+    bits: u32,
+    scratch: &mut Scratch,
+) -> Option<u64> {
+    let ring = shape(problem, true, magic, bits, scratch)?;
+    if ring.plain <= ring.span || problem.not_mask == 0 {
+        return Some(magic);
+    }
+    // The turn moves every slot by the same amount, so the block stays
+    // valid; its new span is the ring's, plus what the granularity leaves.
+    let step = 1u32 << bits.saturating_sub((!problem.not_mask).trailing_zeros());
+    let (slack, gap) = (ring.start % step, (1u32 << bits) - ring.span);
+    // Rounded down, the new first slot must still lie in the gap.
+    Some(if slack <= gap && ring.span + slack < ring.plain {
+        turn(magic, bits, ring.start, problem.not_mask)
+    } else {
+        magic
+    })
+}
+
+/// The compact pool: for every square (orthogonal a1…h8, then diagonal
+/// a1…h8) and every width in `widths(mask bits)`, the most compact block
+/// `restarts` climbs of `steps` steps found, as `(multiplier, bits)`.
+/// `done` is called after each (square, width) with how many are done.
+pub fn compact_pool(
+    indexing: Indexing,
+    seed: u64,
+    widths: &dyn Fn(u32) -> Vec<u32>,
+    restarts: u32,
+    steps: u32,
+    threads: usize,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Vec<(u64, u32)>> {
+    let all = squares();
+    let jobs: Vec<(usize, u32)> = all
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &(slider, square))| {
+            widths(relevant_mask(slider, square).count())
+                .into_iter()
+                .map(move |bits| (i, bits))
+        })
+        .collect();
+    let ring = indexing == Indexing::Black;
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let found: Mutex<Vec<Option<u64>>> = Mutex::new(vec![None; jobs.len()]);
+    let problems: Vec<Problem> = all
+        .iter()
+        .map(|&(slider, square)| Problem::new(indexing, slider, square))
+        .collect();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+            scope.spawn(|| loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(i, bits)) = jobs.get(j) else {
+                    break;
+                };
+                let seed = square_seed(seed ^ 0xc0a1_e5ce ^ (u64::from(bits) << 48), i);
+                let magic = climb(&problems[i], ring, bits, restarts, steps, seed);
+                found.lock().unwrap_or_else(|e| e.into_inner())[j] = magic;
+                done(finished.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+            });
+        }
+    });
+    let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut pool = vec![Vec::new(); all.len()];
+    for (&(i, bits), magic) in jobs.iter().zip(found) {
+        if let Some(magic) = magic {
+            pool[i].push((magic, bits));
+        }
+    }
+    pool
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::Slider;
+    use crate::types::Square;
+
+    #[test]
+    fn turning_a_black_block_moves_every_slot_alike() {
+        let b7 = Square::parse("b7").unwrap();
+        let problem = Problem::new(Indexing::Black, Slider::Orthogonal, b7);
+        let not_mask = !relevant_mask(Slider::Orthogonal, b7).0;
+        let mut scratch = Scratch::new(12);
+        let magic = (1..)
+            .map(|s| random_magic(&mut ChaCha8Rng::seed_from_u64(s)))
+            .find(|&m| scratch.block(&problem, m, 12).is_some())
+            .unwrap();
+        let before: Vec<u32> = scratch.block(&problem, magic, 12).unwrap().to_vec();
+        // b7's mask starts at b2 (bit 9): turns come in steps of 2^(12-9).
+        let turned = turn(magic, 12, 40, not_mask);
+        let after = scratch.block(&problem, turned, 12).unwrap();
+        for (a, b) in before.iter().zip(after) {
+            assert_eq!((a + 4096 - 40) % 4096, *b);
+        }
+    }
+
+    #[test]
+    fn the_pool_is_valid_compact_and_repeats_itself() {
+        let widths = |n: u32| vec![n, n + 1];
+        let run = |threads| compact_pool(Indexing::Black, 7, &widths, 2, 300, threads, &|_, _| {});
+        let one = run(1);
+        assert_eq!(one, run(2));
+        assert_eq!(one.len(), 128);
+        assert!(one.iter().map(Vec::len).sum::<usize>() >= 200);
+        let mut scratch = Scratch::new(13);
+        for (i, &(slider, square)) in squares().iter().enumerate() {
+            let problem = Problem::new(Indexing::Black, slider, square);
+            let n = relevant_mask(slider, square).count();
+            // A climb may find no valid start at the mask's own width.
+            assert!(one[i].len() <= 2, "{slider:?} {square}");
+            for &(magic, bits) in &one[i] {
+                let s = shape(&problem, true, magic, bits, &mut scratch).expect("valid");
+                // Turned: the ring's span is the plain span (up to the turn's
+                // granularity, which is below 2^n for every square).
+                let slots = scratch.block(&problem, magic, bits).unwrap();
+                let lo = slots.iter().min().unwrap();
+                let hi = slots.iter().max().unwrap();
+                assert!(hi - lo + 1 < s.span + (1 << n), "{slider:?} {square}");
+            }
+        }
+    }
+}
