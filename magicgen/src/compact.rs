@@ -80,9 +80,10 @@ fn shape(
     })
 }
 
-/// `magic` turned so that its block's slot `start` moves to slot 0, or as
-/// close above it as the mask's lowest bit allows; `not_mask` is the
-/// complement of the square's mask.
+/// `magic` turned so that its block's slot `start` moves to slot 0, or to
+/// `start mod 2^(bits − b)` where the mask's lowest bit `b` is below `bits`
+/// (turns come in those steps); `not_mask` is the complement of the
+/// square's mask.
 fn turn(magic: u64, bits: u32, start: u32, not_mask: u64) -> u64 {
     let low = (!not_mask).trailing_zeros();
     let step = 1u64 << bits.saturating_sub(low);
