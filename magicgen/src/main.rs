@@ -266,7 +266,11 @@ pub(crate) fn write_constants(set: &MagicSet, out: &str) -> Result<(), String> {
     // Compare sizes first, so a path like /dev/zero is never read.
     let unchanged = std::fs::metadata(out).is_ok_and(|m| m.len() == text.len() as u64)
         && std::fs::read_to_string(out).is_ok_and(|old| old == text);
-    std::fs::write(out, &text).map_err(|e| format!("cannot write {out}: {e}"))?;
+    // Identical bytes are left alone: rewriting them would only touch the
+    // file's time, and `include_str!` would rebuild magicgen on the next run.
+    if !unchanged {
+        std::fs::write(out, &text).map_err(|e| format!("cannot write {out}: {e}"))?;
+    }
     println!(
         "wrote {out} ({})",
         if unchanged { "unchanged" } else { "changed" }
@@ -374,5 +378,32 @@ fn solve_bitscan(bits: u32, seed: u64, random_tries: u64) -> Result<(u64, &'stat
         (None, tries) => Err(format!(
             "no {bits}-bit magic in {tries} random tries; build with `--features z3` to solve it"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn identical_constants_are_not_rewritten() {
+        let set = MagicSet::committed().expect("the committed constants parse");
+        let path =
+            std::env::temp_dir().join(format!("magicgen-unchanged-{}.txt", std::process::id()));
+        let out = path.to_str().expect("a UTF-8 temporary path");
+        write_constants(&set, out).unwrap();
+        let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(old))
+            .unwrap();
+        write_constants(&set, out).unwrap();
+        let modified = std::fs::metadata(&path).and_then(|m| m.modified()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        // The same bytes: the file was left alone, so `include_str!` does
+        // not rebuild magicgen after `cargo run -p magicgen`.
+        assert_eq!(modified, old);
     }
 }
