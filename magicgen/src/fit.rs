@@ -287,8 +287,9 @@ pub struct FitProgress<'a> {
 /// it ends no later. `pool` holds extra multipliers per square, `(magic,
 /// bits)`, that every search of the square weighs after its random ones (the
 /// compact blocks of [`crate::compact`]; empty for none); with a pool, black
-/// candidates are also turned round their window before they are placed. `start` resumes
-/// from a checkpoint; `step` is called after every placement and round.
+/// candidates are also turned round their window before they are placed.
+/// `start` resumes from a checkpoint; `step` is called after every placement
+/// and round.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_search(
     indexing: Indexing,

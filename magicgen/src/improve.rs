@@ -22,7 +22,7 @@
 use crate::geometry::{relevant_mask, slider_attacks_slow, subsets, Slider};
 use crate::magics::{Indexing, MagicEntry, MagicSet};
 use crate::pack::{Block, Table};
-use crate::types::Square;
+use crate::types::{Bitboard, Square};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -74,10 +74,9 @@ impl Problem {
     pub(crate) fn new(indexing: Indexing, slider: Slider, square: Square) -> Problem {
         let mask = relevant_mask(slider, square);
         let occupancies: Vec<_> = subsets(mask).collect();
-        let keys: Vec<u64> = occupancies.iter().map(|&o| indexing.key(mask, o)).collect();
         Problem {
-            not_mask: keys.iter().fold(!0, |a, &k| a & k),
-            keys,
+            keys: occupancies.iter().map(|&o| indexing.key(mask, o)).collect(),
+            not_mask: indexing.key(mask, Bitboard::EMPTY),
             attacks: occupancies
                 .iter()
                 .map(|&o| slider_attacks_slow(slider, square, o).0)
@@ -144,9 +143,7 @@ impl Scratch {
         }
         Some(&self.slots)
     }
-}
 
-impl Scratch {
     /// Whether local slot `s` is used by the last block tested.
     pub(crate) fn used_slot(&self, s: usize) -> bool {
         self.stamp[s] == self.tick
