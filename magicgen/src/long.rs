@@ -2,8 +2,8 @@
 //! and a checkpoint that a killed run resumes from.
 
 use crate::{write_constants, Cli, Method};
-use magicgen::compact::compact_pool;
-use magicgen::fit::{fit_search, widths, FitState, Placed, ROUNDS_PER_EFFORT};
+use magicgen::compact::{self, compact_pool};
+use magicgen::fit::{fit_search, FitState, Placed, ROUNDS_PER_EFFORT};
 use magicgen::improve::{all_candidates, pack, Candidate, Portfolios, TRIES_PER_EFFORT};
 use magicgen::magics::Indexing;
 use magicgen::pack::Block;
@@ -18,7 +18,9 @@ fn run_key(seed: u64, effort: u64, indexing: Indexing, method: Method, compact: 
     let mut key = json!({"seed": format!("0x{seed:016x}"), "effort": effort,
                          "indexing": indexing.name(), "method": method.name()});
     if compact > 0 {
-        key["compact"] = json!(compact);
+        // The pool's climbs are part of the run: a checkpoint from a binary
+        // that climbed otherwise must not resume.
+        key["compact"] = json!({"climbs": compact, "steps": COMPACT_STEPS, "by": "footprint"});
     }
     key
 }
@@ -226,7 +228,7 @@ pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
 /// `--method fit`: square by square into the holes, then compaction.
 /// Steps of each climb for a compact block; `--compact` gives the climbs
 /// per square and width.
-const COMPACT_STEPS: u32 = 1 << 16;
+const COMPACT_STEPS: u32 = 1 << 18;
 
 fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), String> {
     let start = Instant::now();
@@ -247,7 +249,7 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
         compact_pool(
             cli.indexing,
             cli.seed,
-            &widths,
+            &compact::widths,
             cli.compact,
             COMPACT_STEPS,
             cli.threads,

@@ -66,9 +66,10 @@ pub(crate) struct Cli {
     #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()), requires = "effort")]
     threads: usize,
     /// Fit search only: before placing, climb this many times per square and
-    /// width towards the most compact block (65,536 steps each) and offer
-    /// those blocks to every square; black candidates are then also turned
-    /// round their window. 0 (the default): no compact pool.
+    /// width towards the block with the smallest footprint (the 8-slot runs
+    /// it touches; 262,144 steps each) and offer those blocks to every square;
+    /// black candidates are then also turned round their window. 0 (the
+    /// default): no compact pool.
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
     /// The long search's checkpoint (default: OUT.checkpoint); a run that
