@@ -183,10 +183,11 @@ fn step(mut magic: u64, rng: &mut ChaCha8Rng) -> u64 {
 /// Random multipliers tried for a valid start before a climb gives up.
 const START_TRIES: u32 = 1 << 16;
 
-/// The most compact block found for one square at one width: `restarts`
-/// climbs of `steps` steps, each keeping any step that makes the block's
-/// footprint no larger (then its used slots no more). Returns the
-/// multiplier, turned.
+/// The blocks `restarts` climbs of `steps` steps end on for one square at
+/// one width, each climb keeping any step that makes the block's footprint
+/// no larger (then its used slots no more). Returns their multipliers,
+/// turned, most compact first: blocks of about the same footprint have
+/// different shapes, and the fit search needs the one that fits its holes.
 fn climb(
     problem: &Problem,
     ring: bool,
@@ -194,7 +195,7 @@ fn climb(
     restarts: u32,
     steps: u32,
     seed: u64,
-) -> Option<u64> {
+) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut scratch = Scratch::new(bits);
     // A block's (footprint, used slots), if it is valid.
@@ -202,7 +203,7 @@ fn climb(
         let slots = scratch.block(problem, magic, bits)?;
         Some((footprint(slots, bits, ring), slots.len() as u32))
     };
-    let mut best: Option<((u32, u32), u64)> = None;
+    let mut found: Vec<((u32, u32), u64)> = Vec::new();
     for _ in 0..restarts {
         let start = (0..START_TRIES).find_map(|_| {
             let m = random_magic(&mut rng);
@@ -219,15 +220,21 @@ fn climb(
                 }
             }
         }
-        if best.is_none_or(|(b, _)| at < b) {
-            best = Some((at, magic));
-        }
+        found.push((at, magic));
     }
-    let (_, magic) = best?;
-    if !ring {
-        return Some(magic);
-    }
-    turned(problem, magic, bits, &mut scratch)
+    // Best first; climbs that ended on the same multiplier count once.
+    found.sort_unstable();
+    found.dedup_by_key(|f| f.1);
+    found
+        .into_iter()
+        .filter_map(|(_, magic)| {
+            if ring {
+                turned(problem, magic, bits, &mut scratch)
+            } else {
+                Some(magic)
+            }
+        })
+        .collect()
 }
 
 /// A black `magic` turned so that its block's largest gap wraps, if that
@@ -267,8 +274,9 @@ pub fn widths(n: u32) -> Vec<u32> {
 }
 
 /// The compact pool: for every square (orthogonal a1…h8, then diagonal
-/// a1…h8) and every width in `widths(mask bits)`, the most compact block
-/// `restarts` climbs of `steps` steps found, as `(multiplier, bits)`.
+/// a1…h8) and every width in `widths(mask bits)`, the blocks that
+/// `restarts` climbs of `steps` steps end on, most compact first, as
+/// `(multiplier, bits)`.
 /// `done` is called after each (square, width) with how many are done.
 pub fn compact_pool(
     indexing: Indexing,
@@ -292,7 +300,7 @@ pub fn compact_pool(
     let ring = indexing == Indexing::Black;
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    let found: Mutex<Vec<Option<u64>>> = Mutex::new(vec![None; jobs.len()]);
+    let found: Mutex<Vec<Vec<u64>>> = Mutex::new(vec![Vec::new(); jobs.len()]);
     let problems: Vec<Problem> = all
         .iter()
         .map(|&(slider, square)| Problem::new(indexing, slider, square))
@@ -305,18 +313,16 @@ pub fn compact_pool(
                     break;
                 };
                 let seed = square_seed(seed ^ 0xc0a1_e5ce ^ (u64::from(bits) << 48), i);
-                let magic = climb(&problems[i], ring, bits, restarts, steps, seed);
-                found.lock().unwrap_or_else(|e| e.into_inner())[j] = magic;
+                let magics = climb(&problems[i], ring, bits, restarts, steps, seed);
+                found.lock().unwrap_or_else(|e| e.into_inner())[j] = magics;
                 done(finished.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
             });
         }
     });
     let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut pool = vec![Vec::new(); all.len()];
-    for (&(i, bits), magic) in jobs.iter().zip(found) {
-        if let Some(magic) = magic {
-            pool[i].push((magic, bits));
-        }
+    for (&(i, bits), magics) in jobs.iter().zip(found) {
+        pool[i].extend(magics.into_iter().map(|magic| (magic, bits)));
     }
     pool
 }
@@ -378,8 +384,9 @@ mod tests {
         for (i, &(slider, square)) in squares().iter().enumerate() {
             let problem = Problem::new(Indexing::Black, slider, square);
             let n = relevant_mask(slider, square).count();
-            // A climb may find no valid start at the mask's own width.
-            assert!(one[i].len() <= 2, "{slider:?} {square}");
+            // Two climbs at each of two widths; a climb may find no valid
+            // start at the mask's own width.
+            assert!(one[i].len() <= 4, "{slider:?} {square}");
             for &(magic, bits) in &one[i] {
                 let s = shape(&problem, true, magic, bits, &mut scratch).expect("valid");
                 // Turned: the ring's span is the plain span (up to the turn's

@@ -20,7 +20,8 @@ fn run_key(seed: u64, effort: u64, indexing: Indexing, method: Method, compact: 
     if compact > 0 {
         // The pool's climbs are part of the run: a checkpoint from a binary
         // that climbed otherwise must not resume.
-        key["compact"] = json!({"climbs": compact, "steps": COMPACT_STEPS, "by": "footprint"});
+        key["compact"] = json!({"climbs": compact, "steps": COMPACT_STEPS,
+                                "by": "footprint", "keeps": "every climb"});
     }
     key
 }

@@ -67,9 +67,9 @@ pub(crate) struct Cli {
     threads: usize,
     /// Fit search only: before placing, climb this many times per square and
     /// width towards the block with the smallest footprint (the 8-slot runs
-    /// it touches; 262,144 steps each) and offer those blocks to every square;
-    /// black candidates are then also turned round their window. 0 (the
-    /// default): no compact pool.
+    /// it touches; 262,144 steps each) and offer every climb's block to every
+    /// square; black candidates are then also turned round their window. 0
+    /// (the default): no compact pool.
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
     /// The long search's checkpoint (default: OUT.checkpoint); a run that
