@@ -42,7 +42,7 @@ struct Shape {
 }
 
 /// The granularity of a block's footprint: runs of this many slots.
-const GROUP: u32 = 8;
+pub(crate) const GROUP: u32 = 8;
 
 /// The widest window [`footprint`] measures: wider blocks count as full.
 const FOOTPRINT_BITS: u32 = 13;

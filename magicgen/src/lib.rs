@@ -18,6 +18,9 @@
 //! * `fit` (feature `cli`): the long search that builds the table square by
 //!   square, each magic chosen for how its block fits the holes already
 //!   there (`--method fit`, the default).
+//! * `interleave` (feature `cli`): the long search that packs the compact
+//!   pool's blocks run by run (8-slot runs no two squares share) by ruin
+//!   and recreate (`--method interleave`).
 //! * `survey` (feature `cli`): per square, the fewest used slots and the
 //!   shortest span a magic's block can have on its own (`magicgen survey`).
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
@@ -32,6 +35,8 @@ pub mod fit;
 pub mod geometry;
 #[cfg(feature = "cli")]
 pub mod improve;
+#[cfg(feature = "cli")]
+pub mod interleave;
 pub mod magics;
 pub mod pack;
 #[cfg(feature = "cli")]

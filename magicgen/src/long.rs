@@ -5,6 +5,7 @@ use crate::{write_constants, Cli, Method};
 use magicgen::compact::{self, compact_pool};
 use magicgen::fit::{fit_search, FitState, Placed, ROUNDS_PER_EFFORT};
 use magicgen::improve::{all_candidates, pack, Candidate, Portfolios, TRIES_PER_EFFORT};
+use magicgen::interleave::{CHAINS, STEPS_PER_EFFORT};
 use magicgen::magics::Indexing;
 use magicgen::pack::Block;
 use magicgen::{MagicSet, Slider, Square};
@@ -212,8 +213,19 @@ impl Bar {
 }
 
 pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
-    if cli.compact > 0 && cli.method != Method::Fit {
-        return Err("--compact works with --method fit only".into());
+    match cli.method {
+        Method::Pack if cli.compact > 0 => {
+            return Err("--compact works with --method fit or interleave".into())
+        }
+        Method::Interleave if cli.compact == 0 => {
+            return Err("--method interleave packs the compact pool: give --compact N".into())
+        }
+        Method::Interleave if cli.indexing != Indexing::Black => {
+            return Err(
+                "--method interleave turns blocks round their window: black indexing only".into(),
+            )
+        }
+        _ => {}
     }
     let key = run_key(cli.seed, effort, cli.indexing, cli.method, cli.compact);
     let checkpoint = cli
@@ -223,6 +235,7 @@ pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
     match cli.method {
         Method::Fit => fit(cli, effort, &key, &checkpoint),
         Method::Pack => candidates_and_pack(cli, effort, &key, &checkpoint),
+        Method::Interleave => interleave(cli, effort, &checkpoint),
     }
 }
 
@@ -241,29 +254,14 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
             resumed.rounds
         );
     }
-    let bar = Bar::new();
     // The compact blocks every square is offered, if asked for (recomputed
     // on a resume: they depend only on the seed and `--compact`).
     let pool = if cli.compact == 0 {
         Vec::new()
     } else {
-        compact_pool(
-            cli.indexing,
-            cli.seed,
-            &compact::widths,
-            cli.compact,
-            COMPACT_STEPS,
-            cli.threads,
-            &|done, total| {
-                bar.show(
-                    "compact blocks",
-                    done as u64,
-                    total as u64,
-                    "squares and widths",
-                )
-            },
-        )
+        pool(cli)
     };
+    let bar = Bar::new();
     let mut save_error = None;
     let set = fit_search(
         cli.indexing,
@@ -291,7 +289,62 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
     finish(cli, effort, "fit, ", &set, &time, checkpoint)
 }
 
-/// Both methods' ending: verify the set, say what was found, write it and
+/// The compact pool of `--compact`, with a progress bar.
+fn pool(cli: &Cli) -> Vec<Vec<(u64, u32)>> {
+    let bar = Bar::new();
+    compact_pool(
+        cli.indexing,
+        cli.seed,
+        &compact::widths,
+        cli.compact,
+        COMPACT_STEPS,
+        cli.threads,
+        &|done, total| {
+            bar.show(
+                "compact blocks",
+                done as u64,
+                total as u64,
+                "squares and widths",
+            )
+        },
+    )
+}
+
+/// `--method interleave`: the compact pool, packed run by run.
+fn interleave(cli: &Cli, effort: u64, checkpoint: &str) -> Result<(), String> {
+    let start = Instant::now();
+    let pool = pool(cli);
+    let climbed = start.elapsed().as_secs_f64();
+    let bar = Bar::new();
+    let steps = effort * STEPS_PER_EFFORT;
+    let set = magicgen::interleave::interleave(
+        cli.indexing,
+        cli.seed,
+        &pool,
+        steps,
+        cli.threads,
+        &|done, len| {
+            let len = if len == usize::MAX {
+                "no".into()
+            } else {
+                len.to_string()
+            };
+            bar.show(
+                "interleave",
+                done,
+                CHAINS * steps,
+                &format!("steps, {len} entries"),
+            )
+        },
+    )?;
+    let time = format!(
+        "; compact pool {climbed:.0} s, interleaving {:.0} s",
+        start.elapsed().as_secs_f64() - climbed
+    );
+    finish(cli, effort, "interleave, ", &set, &time, checkpoint)
+}
+
+/// Every method's ending: verify the set, say what was found, write it and
 /// drop the checkpoint.
 fn finish(
     cli: &Cli,

@@ -56,7 +56,8 @@ pub(crate) struct Cli {
     /// The long search's method: `fit` builds the table square by square,
     /// choosing each magic for how its block fits the holes already there,
     /// then compacts it; `pack` collects candidates per square first and
-    /// packs them.
+    /// packs them; `interleave` packs the compact pool (`--compact`) run by
+    /// run, 8 slots to a run, by ruin and recreate.
     #[arg(long, default_value = "fit", value_parser = parse_method, requires = "effort")]
     method: Method,
     /// The long search's indexing: black (`occupied | !mask`) or white.
@@ -65,11 +66,12 @@ pub(crate) struct Cli {
     /// Threads of the long search (the result does not depend on it).
     #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()), requires = "effort")]
     threads: usize,
-    /// Fit search only: before placing, climb this many times per square and
-    /// width towards the block with the smallest footprint (the 8-slot runs
-    /// it touches; 262,144 steps each) and offer every climb's block to every
-    /// square; black candidates are then also turned round their window. 0
-    /// (the default): no compact pool.
+    /// Climb this many times per square and width towards the block with
+    /// the smallest footprint (the 8-slot runs it touches; 262,144 steps
+    /// each). The fit search offers every climb's block to every square
+    /// (black candidates are then also turned round their window); the
+    /// interleave search packs them, and needs them. 0 (the default): no
+    /// compact pool.
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
     /// The long search's checkpoint (default: OUT.checkpoint); a run that
@@ -89,6 +91,8 @@ pub(crate) enum Method {
     Fit,
     /// Candidates first, then a packer (`magicgen::improve`).
     Pack,
+    /// The compact pool packed run by run (`magicgen::interleave`).
+    Interleave,
 }
 
 impl Method {
@@ -97,6 +101,7 @@ impl Method {
         match self {
             Method::Fit => "fit",
             Method::Pack => "pack",
+            Method::Interleave => "interleave",
         }
     }
 }
@@ -106,7 +111,8 @@ fn parse_method(text: &str) -> Result<Method, String> {
     match text {
         "fit" => Ok(Method::Fit),
         "pack" => Ok(Method::Pack),
-        _ => Err(format!("{text:?} is not a method: fit or pack")),
+        "interleave" => Ok(Method::Interleave),
+        _ => Err(format!("{text:?} is not a method: fit, pack or interleave")),
     }
 }
 

@@ -1,0 +1,601 @@
+//! Interleaving: the shared table packed run by run from the compact pool
+//! (`--method interleave`).
+//!
+//! Cut the table into runs of [`GROUP`] slots. In the smallest published
+//! table two squares almost never share a run (`docs/magic-tables.md`,
+//! section 9), so this search does not let them: a block is the set of runs
+//! it touches, and the table is a strip of runs into which every square
+//! puts one block, chosen from its pool (every compact climb, turned so
+//! that its ring's largest gap wraps), with no run taken twice. That turns
+//! the search for magics into a packing of 128 shapes with holes, where a
+//! block's holes are room for other squares' runs.
+//!
+//! The packing is ruin and recreate at a fixed length. Squares that do not
+//! fit are left out; a step takes out a few placed squares (those nearest
+//! to a random run, or now and then a random few), puts every left-out
+//! square back (biggest first, each at its lowest position over all its
+//! shapes, a bigger shape paying [`LAMBDA`] runs per extra run), and is
+//! kept unless more runs are left out than before. When every square is
+//! in, the layout is the best so far and the strip shrinks by a fifth of a
+//! percent, leaving out the squares past its new end.
+//!
+//! [`CHAINS`] independent chains run (in parallel when threads allow), each
+//! with its own ChaCha8 generator, and the shortest table wins, so the
+//! result does not depend on the number of threads.
+
+use crate::compact::{turned, GROUP};
+use crate::improve::{square_seed, squares, Problem, Scratch};
+use crate::magics::{Indexing, MagicEntry, MagicSet};
+use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Independent chains of one search.
+pub const CHAINS: u64 = 2;
+
+/// Ruin-and-recreate steps per chain for each unit of effort.
+pub const STEPS_PER_EFFORT: u64 = 8192;
+
+/// What a shape pays, in runs of position, for each run it has more than
+/// its square's smallest shape. 2 measured 89,776 entries against 90,327
+/// for 0 (one chain of 5 minutes each, the same pool).
+const LAMBDA: u64 = 2;
+
+/// Percent of the steps that take out random squares instead of the
+/// squares nearest to a random run: 30 measured 90,327 against 92,431 for
+/// none.
+const RANDOM_RUIN: u64 = 30;
+
+/// Shapes with more than this many times their square's fewest runs are
+/// dropped: they would never be chosen, and every one costs time.
+const SLACK: u32 = 2;
+
+/// A pool block cut into runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Shape {
+    magic: u64,
+    bits: u32,
+    /// Local index of the block's first used slot.
+    first: u32,
+    /// How far into its run the first used slot lies, for the best cut.
+    cut: u32,
+    /// Slots from the first used one to the last.
+    span: u32,
+    /// Runs from the first to the last touched, both included.
+    len: u32,
+    /// Runs touched: the footprint over [`GROUP`].
+    runs: u32,
+    /// Maximal stretches of touched runs, `[start, end)` from the first.
+    stretches: Vec<(u32, u32)>,
+    /// The longest stretch, tried first when looking for room.
+    longest: (u32, u32),
+}
+
+/// `magic`'s block for `problem`, turned and cut into runs at the cut that
+/// touches the fewest; `None` if `magic` is not valid at `bits`.
+fn shape(problem: &Problem, magic: u64, bits: u32, scratch: &mut Scratch) -> Option<Shape> {
+    let magic = turned(problem, magic, bits, scratch)?;
+    let mut slots = scratch.block(problem, magic, bits)?.to_vec();
+    slots.sort_unstable();
+    let first = slots[0];
+    let span = slots[slots.len() - 1] - first + 1;
+    let (cut, runs) = cut_into_runs(&slots);
+    let mut stretches: Vec<(u32, u32)> = Vec::new();
+    for &r in &runs {
+        match stretches.last_mut() {
+            Some(last) if last.1 == r => last.1 += 1,
+            _ => stretches.push((r, r + 1)),
+        }
+    }
+    let longest = *stretches
+        .iter()
+        .max_by_key(|(s, e)| (e - s, std::cmp::Reverse(*s)))
+        .expect("a block uses a slot");
+    Some(Shape {
+        magic,
+        bits,
+        first,
+        cut,
+        span,
+        len: runs[runs.len() - 1] + 1,
+        runs: runs.len() as u32,
+        stretches,
+        longest,
+    })
+}
+
+/// The cut (how far into its run the first slot lies) at which the sorted
+/// `slots` touch the fewest runs, the lowest such cut, and the runs they
+/// touch then, counted from the first slot's.
+fn cut_into_runs(slots: &[u32]) -> (u32, Vec<u32>) {
+    let first = slots[0];
+    (0..GROUP)
+        .map(|cut| {
+            let mut runs: Vec<u32> = slots.iter().map(|&s| (s - first + cut) / GROUP).collect();
+            runs.dedup();
+            (cut, runs)
+        })
+        .min_by_key(|(cut, runs)| (runs.len(), *cut))
+        .expect("GROUP cuts")
+}
+
+/// Every square's shapes from its pool, fewest runs first, without
+/// duplicates and without those more than [`SLACK`] times its smallest.
+fn shapes(problems: &[Problem], pool: &[Vec<(u64, u32)>]) -> Result<Vec<Vec<Shape>>, String> {
+    let mut scratch = Scratch::new(16);
+    problems
+        .iter()
+        .zip(pool)
+        .enumerate()
+        .map(|(i, (problem, blocks))| {
+            let mut all: Vec<Shape> = blocks
+                .iter()
+                .filter_map(|&(magic, bits)| shape(problem, magic, bits, &mut scratch))
+                .collect();
+            all.sort_by_key(|s| (s.runs, s.len, s.bits, s.magic));
+            all.dedup_by_key(|s| (s.magic, s.bits));
+            let fewest = all
+                .first()
+                .ok_or(format!("square {i} has no valid block in the pool"))?
+                .runs;
+            all.retain(|s| s.runs <= SLACK * fewest);
+            Ok(all)
+        })
+        .collect()
+}
+
+/// One chain's layout: for every square its shape and first run, if in.
+type Layout = Vec<Option<(usize, usize)>>;
+
+/// One ruin-and-recreate chain.
+struct Chain<'a> {
+    shapes: &'a [Vec<Shape>],
+    /// Each square's fewest runs: its size, and what it costs left out.
+    size: Vec<u64>,
+    /// The strip's length in runs.
+    len: usize,
+    taken: Vec<bool>,
+    layout: Layout,
+    /// Free runs from each run on (scratch for finding room).
+    free: Vec<u32>,
+    /// Maximal free stretches `(start, length)` (scratch).
+    gaps: Vec<(u32, u32)>,
+    rng: ChaCha8Rng,
+}
+
+impl Chain<'_> {
+    fn mark(&mut self, i: usize, (s, at): (usize, usize), taken: bool) {
+        for &(a, b) in &self.shapes[i][s].stretches {
+            self.taken[at + a as usize..at + b as usize].fill(taken);
+        }
+    }
+
+    fn take_out(&mut self, i: usize) {
+        if let Some(p) = self.layout[i].take() {
+            self.mark(i, p, false);
+        }
+    }
+
+    /// Runs of left-out squares.
+    fn left_out(&self) -> u64 {
+        (0..self.layout.len())
+            .filter(|&i| self.layout[i].is_none())
+            .map(|i| self.size[i])
+            .sum()
+    }
+
+    /// Puts square `i` at its best place, if any shape fits.
+    fn put_back(&mut self, i: usize) {
+        let mut run = 0;
+        for r in (0..self.len).rev() {
+            run = if self.taken[r] { 0 } else { run + 1 };
+            self.free[r] = run;
+        }
+        self.gaps.clear();
+        let mut r = 0;
+        while r < self.len {
+            match self.free[r] {
+                0 => r += 1,
+                n => {
+                    self.gaps.push((r as u32, n));
+                    r += n as usize;
+                }
+            }
+        }
+        let mut best: Option<(u64, usize, usize)> = None;
+        let mut ties = 0;
+        for (s, shape) in self.shapes[i].iter().enumerate() {
+            let Some(at) = self.lowest_fit(shape, best.map(|b| b.0)) else {
+                continue;
+            };
+            let score = at as u64 + LAMBDA * (u64::from(shape.runs) - self.size[i]);
+            match best {
+                Some((b, _, _)) if score > b => {}
+                Some((b, _, _)) if score == b => {
+                    ties += 1;
+                    if self.rng.next_u64().is_multiple_of(ties) {
+                        best = Some((score, s, at));
+                    }
+                }
+                _ => {
+                    ties = 1;
+                    best = Some((score, s, at));
+                }
+            }
+        }
+        if let Some((_, s, at)) = best {
+            self.layout[i] = Some((s, at));
+            self.mark(i, (s, at), true);
+        }
+    }
+
+    /// The lowest first run at which `shape` fits in the strip, if there is
+    /// one no higher than `bound`.
+    fn lowest_fit(&self, shape: &Shape, bound: Option<u64>) -> Option<usize> {
+        let (ls, le) = shape.longest;
+        let need = le - ls;
+        for &(start, length) in &self.gaps {
+            if bound.is_some_and(|b| u64::from(start) > b + u64::from(ls)) {
+                return None;
+            }
+            if length < need {
+                continue;
+            }
+            for q in start.max(ls)..=start + length - need {
+                let at = (q - ls) as usize;
+                if at + shape.len as usize > self.len {
+                    return None;
+                }
+                let fits = shape
+                    .stretches
+                    .iter()
+                    .all(|&(a, b)| self.free[at + a as usize] >= b - a);
+                if fits {
+                    return Some(at);
+                }
+            }
+        }
+        None
+    }
+
+    /// One step; returns whether every square is in afterwards.
+    fn step(&mut self) -> bool {
+        let before = self.layout.clone();
+        let cost = self.left_out();
+        let mut out: Vec<usize> = (0..self.layout.len())
+            .filter(|&i| self.layout[i].is_none())
+            .collect();
+        let centre = (self.rng.next_u64() % self.len as u64) as usize;
+        let random = self.rng.next_u64() % 100 < RANDOM_RUIN;
+        let mut placed: Vec<(u64, usize)> = Vec::new();
+        for (i, p) in self.layout.iter().enumerate() {
+            let Some((s, at)) = *p else { continue };
+            let end = at + self.shapes[i][s].len as usize;
+            let distance = if random {
+                self.rng.next_u64() % 1024
+            } else {
+                centre
+                    .saturating_sub(end - 1)
+                    .max(at.saturating_sub(centre)) as u64
+            };
+            placed.push((distance, i));
+        }
+        placed.sort_unstable();
+        let count = 2 + (self.rng.next_u64() % 12) as usize;
+        for &(_, i) in placed.iter().take(count) {
+            self.take_out(i);
+            out.push(i);
+        }
+        // Biggest first, with a neighbour swapped now and then.
+        out.sort_unstable_by_key(|&i| (std::cmp::Reverse(self.size[i]), i));
+        for j in 1..out.len() {
+            if self.rng.next_u64().is_multiple_of(10) {
+                out.swap(j - 1, j);
+            }
+        }
+        for &i in &out {
+            self.put_back(i);
+        }
+        if self.left_out() > cost {
+            self.taken.fill(false);
+            self.layout = before;
+            for i in 0..self.layout.len() {
+                if let Some(p) = self.layout[i] {
+                    self.mark(i, p, true);
+                }
+            }
+        }
+        self.layout.iter().all(Option::is_some)
+    }
+
+    /// Shrinks the strip, leaving out the squares past its new end.
+    fn shrink(&mut self) {
+        self.shrink_to(self.len - (self.len / 500).max(1));
+    }
+
+    /// Shrinks the strip to `len` runs, leaving out the squares past it.
+    fn shrink_to(&mut self, len: usize) {
+        self.len = len;
+        for i in 0..self.layout.len() {
+            if let Some((s, at)) = self.layout[i] {
+                if at + self.shapes[i][s].len as usize > self.len {
+                    self.take_out(i);
+                }
+            }
+        }
+    }
+}
+
+/// The table length, in slots, of a complete layout.
+fn table_len(shapes: &[Vec<Shape>], layout: &Layout) -> usize {
+    layout
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (s, at) = p.expect("complete layout");
+            let shape = &shapes[i][s];
+            GROUP as usize * at + (shape.cut + shape.span) as usize
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Runs one chain for `steps` steps and returns its best complete layout.
+/// `tick` is called every [`TICK`] steps with the steps since the last call
+/// and the shortest table the chain has found.
+fn run_chain(shapes: &[Vec<Shape>], seed: u64, steps: u64, tick: &dyn Fn(u64, usize)) -> Layout {
+    let size: Vec<u64> = shapes.iter().map(|s| u64::from(s[0].runs)).collect();
+    // The smallest shapes end to end always fit: start from them.
+    let mut best = end_to_end(shapes);
+    let mut best_len = table_len(shapes, &best);
+    let end = best_len.div_ceil(GROUP as usize);
+    let mut chain = Chain {
+        shapes,
+        size,
+        len: end,
+        taken: vec![false; end],
+        layout: best.clone(),
+        free: vec![0; end],
+        gaps: Vec::new(),
+        rng: ChaCha8Rng::seed_from_u64(seed),
+    };
+    for (i, p) in best.iter().enumerate() {
+        chain.mark(i, p.expect("complete"), true);
+    }
+    chain.shrink();
+    let mut reported = 0;
+    for step in 1..=steps {
+        if chain.step() {
+            best_len = table_len(shapes, &chain.layout);
+            best = chain.layout.clone();
+            chain.shrink();
+        }
+        if step % TICK == 0 || step == steps {
+            tick(step - reported, best_len);
+            reported = step;
+        }
+    }
+    best
+}
+
+/// Steps between two progress reports of a chain.
+const TICK: u64 = 1024;
+
+/// Every square at its smallest shape, end to end: the layout a search with
+/// no steps returns.
+fn end_to_end(shapes: &[Vec<Shape>]) -> Layout {
+    let mut at = 0;
+    shapes
+        .iter()
+        .map(|s| {
+            let p = Some((0, at));
+            at += s[0].len as usize;
+            p
+        })
+        .collect()
+}
+
+/// The interleaving search over `pool` (every square's `(magic, bits)`
+/// blocks, as [`crate::compact::compact_pool`] gives them): [`CHAINS`]
+/// chains of `steps` steps each on up to `threads` threads; `progress` is
+/// called with the steps done over all chains and the shortest table so far.
+pub fn interleave(
+    indexing: Indexing,
+    seed: u64,
+    pool: &[Vec<(u64, u32)>],
+    steps: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64, usize) + Sync),
+) -> Result<MagicSet, String> {
+    if indexing != Indexing::Black {
+        return Err("interleaving turns blocks round their window: black magics only".into());
+    }
+    let all = squares();
+    let problems: Vec<Problem> = all
+        .iter()
+        .map(|&(slider, square)| Problem::new(indexing, slider, square))
+        .collect();
+    if pool.len() != problems.len() {
+        return Err(format!(
+            "the pool has {} squares, not {}",
+            pool.len(),
+            problems.len()
+        ));
+    }
+    let shapes = shapes(&problems, pool)?;
+    let shortest = AtomicU64::new(u64::MAX);
+    let counted = AtomicU64::new(0);
+    let chain = |c: u64| {
+        let seed = square_seed(seed ^ 0x1e7e_a5e0, c as usize);
+        run_chain(&shapes, seed, steps, &|more, len| {
+            shortest.fetch_min(len as u64, Ordering::Relaxed);
+            let done = counted.fetch_add(more, Ordering::Relaxed) + more;
+            progress(done, shortest.load(Ordering::Relaxed) as usize);
+        })
+    };
+    let layouts: Vec<Layout> = if threads >= 2 {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..CHAINS).map(|c| scope.spawn(move || chain(c))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a chain panicked"))
+                .collect()
+        })
+    } else {
+        (0..CHAINS).map(chain).collect()
+    };
+    let best = layouts
+        .iter()
+        .min_by_key(|l| table_len(&shapes, l))
+        .expect("CHAINS > 0");
+    let entries = all
+        .iter()
+        .zip(best)
+        .enumerate()
+        .map(|(i, (&(slider, square), p))| {
+            let (s, at) = p.expect("complete layout");
+            let shape = &shapes[i][s];
+            let base = GROUP as usize * at + shape.cut as usize;
+            MagicEntry {
+                slider,
+                square,
+                bits: shape.bits,
+                magic: shape.magic,
+                offset: base as i64 - i64::from(shape.first),
+            }
+        })
+        .collect();
+    Ok(MagicSet {
+        seed: Some(seed),
+        indexing,
+        entries,
+        table_len: table_len(&shapes, best),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::compact_pool;
+
+    #[test]
+    fn a_block_is_cut_where_it_touches_the_fewest_runs() {
+        // Eight slots in a row: one run, cut at the first.
+        assert_eq!(cut_into_runs(&(3..11).collect::<Vec<_>>()), (0, vec![0]));
+        // A lone slot and a row of eight one slot off the run boundary:
+        // cut 0 touches three runs, cut 7 two.
+        let slots: Vec<u32> = [0].into_iter().chain(9..17).collect();
+        assert_eq!(cut_into_runs(&slots), (7, vec![0, 2]));
+    }
+
+    fn small_pool() -> Vec<Vec<(u64, u32)>> {
+        let widths = |n: u32| vec![n, n + 1];
+        compact_pool(Indexing::Black, 7, &widths, 2, 300, 2, &|_, _| {})
+    }
+
+    #[test]
+    fn interleaving_gives_a_valid_short_set_that_repeats_itself() {
+        let pool = small_pool();
+        let run = |threads| interleave(Indexing::Black, 5, &pool, 300, threads, &|_, _| {});
+        let set = run(1).unwrap();
+        assert_eq!(set, run(2).unwrap());
+        set.attack_table()
+            .expect("every slot agrees with ray casting");
+        // Never longer than the same blocks laid end to end (this pool's
+        // short climbs give dense blocks, which leave no room between them).
+        let problems: Vec<Problem> = squares()
+            .iter()
+            .map(|&(slider, square)| Problem::new(Indexing::Black, slider, square))
+            .collect();
+        let shapes = shapes(&problems, &pool).unwrap();
+        let end_to_end = table_len(&shapes, &end_to_end(&shapes));
+        assert!(
+            set.table_len <= end_to_end,
+            "{} vs {end_to_end}",
+            set.table_len
+        );
+        // No steps still gives a valid set: the blocks end to end.
+        let none = interleave(Indexing::Black, 5, &pool, 0, 1, &|_, _| {}).unwrap();
+        assert_eq!(none.table_len, end_to_end);
+        none.attack_table().expect("valid");
+    }
+
+    /// A comb of `teeth` one-run teeth, `period` runs apart.
+    fn comb(teeth: u32, period: u32) -> Shape {
+        let stretches: Vec<(u32, u32)> = (0..teeth).map(|t| (t * period, t * period + 1)).collect();
+        let len = (teeth - 1) * period + 1;
+        Shape {
+            magic: 0,
+            bits: 0,
+            first: 0,
+            cut: 0,
+            span: (len - 1) * GROUP + 1,
+            len,
+            runs: teeth,
+            stretches,
+            longest: (0, 1),
+        }
+    }
+
+    #[test]
+    fn combs_interleave() {
+        // Three combs of period 3, 28 runs long, fill each other's gaps:
+        // 84 runs end to end, 30 interleaved.
+        let shapes = vec![vec![comb(10, 3)]; 3];
+        let comb_slots = 27 * GROUP as usize + 1;
+        assert_eq!(
+            table_len(&shapes, &end_to_end(&shapes)),
+            56 * GROUP as usize + comb_slots
+        );
+        let best = run_chain(&shapes, 1, 2000, &|_, _| {});
+        assert_eq!(table_len(&shapes, &best), 2 * GROUP as usize + comb_slots);
+    }
+
+    #[test]
+    fn a_chain_never_takes_a_run_twice() {
+        let pool = small_pool();
+        let problems: Vec<Problem> = squares()
+            .iter()
+            .map(|&(slider, square)| Problem::new(Indexing::Black, slider, square))
+            .collect();
+        let shapes = shapes(&problems, &pool).unwrap();
+        let size: Vec<u64> = shapes.iter().map(|s| u64::from(s[0].runs)).collect();
+        let len = size.iter().sum::<u64>() as usize;
+        let mut chain = Chain {
+            shapes: &shapes,
+            size,
+            len,
+            taken: vec![false; len],
+            layout: vec![None; shapes.len()],
+            free: vec![0; len],
+            gaps: Vec::new(),
+            rng: ChaCha8Rng::seed_from_u64(1),
+        };
+        for _ in 0..200 {
+            chain.step();
+            let mut count = vec![0u32; len];
+            for (i, p) in chain.layout.iter().enumerate() {
+                let Some((s, at)) = *p else { continue };
+                for &(a, b) in &shapes[i][s].stretches {
+                    for c in &mut count[at + a as usize..at + b as usize] {
+                        *c += 1;
+                    }
+                }
+            }
+            assert!(count.iter().all(|&c| c <= 1), "a run taken twice");
+            let taken: Vec<bool> = count.iter().map(|&c| c == 1).collect();
+            assert_eq!(taken, chain.taken);
+        }
+    }
+
+    #[test]
+    fn white_magics_and_short_pools_are_refused() {
+        let pool = vec![Vec::new(); 128];
+        let white = interleave(Indexing::White, 1, &pool, 1, 1, &|_, _| {});
+        assert!(white.unwrap_err().contains("black"));
+        let short = interleave(Indexing::Black, 1, &pool[..3], 1, 1, &|_, _| {});
+        assert!(short.unwrap_err().contains("3 squares"));
+        let empty = interleave(Indexing::Black, 1, &pool, 1, 1, &|_, _| {});
+        assert!(empty.unwrap_err().contains("no valid block"));
+    }
+}
