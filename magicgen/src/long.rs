@@ -235,7 +235,7 @@ pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
     match cli.method {
         Method::Fit => fit(cli, effort, &key, &checkpoint),
         Method::Pack => candidates_and_pack(cli, effort, &key, &checkpoint),
-        Method::Interleave => interleave(cli, effort, &checkpoint),
+        Method::Interleave => interleave(cli, effort),
     }
 }
 
@@ -286,7 +286,7 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
         eprintln!("magicgen: warning: {e}");
     }
     let time = format!(" in {:.0} s", start.elapsed().as_secs_f64());
-    finish(cli, effort, "fit, ", &set, &time, checkpoint)
+    finish(cli, effort, "fit, ", &set, &time, Some(checkpoint))
 }
 
 /// The compact pool of `--compact`, with a progress bar.
@@ -310,8 +310,9 @@ fn pool(cli: &Cli) -> Vec<Vec<(u64, u32)>> {
     )
 }
 
-/// `--method interleave`: the compact pool, packed run by run.
-fn interleave(cli: &Cli, effort: u64, checkpoint: &str) -> Result<(), String> {
+/// `--method interleave`: the compact pool, packed run by run. It keeps no
+/// checkpoint: a killed run starts again.
+fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let start = Instant::now();
     let pool = pool(cli);
     let climbed = start.elapsed().as_secs_f64();
@@ -341,7 +342,7 @@ fn interleave(cli: &Cli, effort: u64, checkpoint: &str) -> Result<(), String> {
         "; compact pool {climbed:.0} s, interleaving {:.0} s",
         start.elapsed().as_secs_f64() - climbed
     );
-    finish(cli, effort, "interleave, ", &set, &time, checkpoint)
+    finish(cli, effort, "interleave, ", &set, &time, None)
 }
 
 /// Every method's ending: verify the set, say what was found, write it and
@@ -352,7 +353,7 @@ fn finish(
     method: &str,
     set: &MagicSet,
     time: &str,
-    checkpoint: &str,
+    checkpoint: Option<&str>,
 ) -> Result<(), String> {
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
@@ -364,7 +365,9 @@ fn finish(
         set.table_len * 8,
     );
     write_constants(set, &cli.out)?;
-    let _ = std::fs::remove_file(checkpoint);
+    if let Some(checkpoint) = checkpoint {
+        let _ = std::fs::remove_file(checkpoint);
+    }
     Ok(())
 }
 
@@ -419,12 +422,32 @@ fn candidates_and_pack(
         "; candidates {searched:.0} s, packing {:.0} s",
         start.elapsed().as_secs_f64() - searched
     );
-    finish(cli, effort, "", &set, &time, checkpoint)
+    finish(cli, effort, "", &set, &time, Some(checkpoint))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn interleave_needs_a_black_compact_pool() {
+        let run = |args: &[&str]| {
+            let cli = Cli::try_parse_from([&["magicgen", "--effort", "1"], args].concat()).unwrap();
+            long_search(&cli, 1).unwrap_err()
+        };
+        assert!(run(&["--method", "interleave"]).contains("--compact"));
+        let white = run(&[
+            "--method",
+            "interleave",
+            "--compact",
+            "1",
+            "--indexing",
+            "white",
+        ]);
+        assert!(white.contains("black"), "{white}");
+        assert!(run(&["--method", "pack", "--compact", "1"]).contains("fit or interleave"));
+    }
 
     #[test]
     fn a_fit_checkpoint_round_trips_and_belongs_to_one_run() {

@@ -75,7 +75,8 @@ pub(crate) struct Cli {
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
     /// The long search's checkpoint (default: OUT.checkpoint); a run that
-    /// finds one for the same seed, effort and indexing resumes from it.
+    /// finds one for the same seed, effort and indexing resumes from it
+    /// (methods fit and pack; interleave keeps none).
     #[arg(long, requires = "effort")]
     checkpoint: Option<String>,
     /// Search the classic layout (white magics, one private block per
