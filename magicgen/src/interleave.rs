@@ -10,8 +10,9 @@
 //! the search for magics into a packing of 128 shapes with holes, where a
 //! block's holes are room for other squares' runs.
 //!
-//! The packing is ruin and recreate at a fixed length. Squares that do not
-//! fit are left out; a step takes out a few placed squares (those nearest
+//! The packing is ruin and recreate at a fixed length, starting from every
+//! square's smallest block end to end. Squares that do not fit are left
+//! out; a step takes out a few placed squares (those nearest
 //! to a random run, or now and then a random few), puts every left-out
 //! square back (biggest first, each at its lowest position over all its
 //! shapes, a bigger shape paying [`LAMBDA`] runs per extra run), and is
