@@ -4,7 +4,7 @@
 //! wraps.
 //!
 //! The fit search offers these multipliers to every square next to its
-//! random ones. A block's runs are what no other block can share, so blocks
+//! random ones; the interleave search packs them (`interleave.rs`). A block's runs are what no other block can share, so blocks
 //! made of a few dense clusters leave whole runs free between them for other
 //! blocks to fill. The first pool climbed towards the shortest span (one
 //! cluster) and gave no shorter table. A footprint pool gave 92,605 entries

@@ -171,7 +171,21 @@ struct Chain<'a> {
     rng: ChaCha8Rng,
 }
 
-impl Chain<'_> {
+impl<'a> Chain<'a> {
+    /// An empty strip of `len` runs.
+    fn new(shapes: &'a [Vec<Shape>], len: usize, seed: u64) -> Chain<'a> {
+        Chain {
+            shapes,
+            size: shapes.iter().map(|s| u64::from(s[0].runs)).collect(),
+            len,
+            taken: vec![false; len],
+            layout: vec![None; shapes.len()],
+            free: vec![0; len],
+            gaps: Vec::new(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+
     fn mark(&mut self, i: usize, (s, at): (usize, usize), taken: bool) {
         for &(a, b) in &self.shapes[i][s].stretches {
             self.taken[at + a as usize..at + b as usize].fill(taken);
@@ -348,22 +362,12 @@ fn table_len(shapes: &[Vec<Shape>], layout: &Layout) -> usize {
 /// `tick` is called every [`TICK`] steps with the steps since the last call
 /// and the shortest table the chain has found.
 fn run_chain(shapes: &[Vec<Shape>], seed: u64, steps: u64, tick: &dyn Fn(u64, usize)) -> Layout {
-    let size: Vec<u64> = shapes.iter().map(|s| u64::from(s[0].runs)).collect();
     // The smallest shapes end to end always fit: start from them.
     let mut best = end_to_end(shapes);
     let mut best_len = table_len(shapes, &best);
-    let end = best_len.div_ceil(GROUP as usize);
-    let mut chain = Chain {
-        shapes,
-        size,
-        len: end,
-        taken: vec![false; end],
-        layout: best.clone(),
-        free: vec![0; end],
-        gaps: Vec::new(),
-        rng: ChaCha8Rng::seed_from_u64(seed),
-    };
+    let mut chain = Chain::new(shapes, best_len.div_ceil(GROUP as usize), seed);
     for (i, p) in best.iter().enumerate() {
+        chain.layout[i] = *p;
         chain.mark(i, p.expect("complete"), true);
     }
     chain.shrink();
@@ -563,18 +567,8 @@ mod tests {
             .map(|&(slider, square)| Problem::new(Indexing::Black, slider, square))
             .collect();
         let shapes = shapes(&problems, &pool).unwrap();
-        let size: Vec<u64> = shapes.iter().map(|s| u64::from(s[0].runs)).collect();
-        let len = size.iter().sum::<u64>() as usize;
-        let mut chain = Chain {
-            shapes: &shapes,
-            size,
-            len,
-            taken: vec![false; len],
-            layout: vec![None; shapes.len()],
-            free: vec![0; len],
-            gaps: Vec::new(),
-            rng: ChaCha8Rng::seed_from_u64(1),
-        };
+        let len = shapes.iter().map(|s| s[0].runs as usize).sum();
+        let mut chain = Chain::new(&shapes, len, 1);
         for _ in 0..200 {
             chain.step();
             let mut count = vec![0u32; len];
