@@ -189,58 +189,48 @@ fn step(mut magic: u64, rng: &mut ChaCha8Rng) -> u64 {
 /// failed try costs a few multiplications.
 const START_TRIES: u32 = 1 << 22;
 
-/// The blocks `restarts` climbs of `steps` steps end on for one square at
-/// one width, each climb keeping any step that makes the block's footprint
-/// no larger (then its used slots no more). Returns their multipliers,
-/// turned, most compact first: blocks of about the same footprint have
-/// different shapes, and the fit search needs the one that fits its holes.
-fn climb(
+/// Where one climb of `steps` steps from a random start ends for `problem`
+/// at `bits` bits, keeping any step that makes the block's footprint no
+/// larger (then its used slots no more); `None` if no valid start was found.
+fn climb(problem: &Problem, ring: bool, bits: u32, steps: u32, seed: u64) -> Option<u64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut scratch = Scratch::new(bits);
+    let (mut at, mut magic) = (0..START_TRIES).find_map(|_| {
+        let m = random_magic(&mut rng);
+        measure(problem, ring, bits, m, &mut scratch).map(|s| (s, m))
+    })?;
+    for _ in 0..steps {
+        let next = step(magic, &mut rng);
+        if let Some(s) = measure(problem, ring, bits, next, &mut scratch) {
+            if s <= at {
+                (at, magic) = (s, next);
+            }
+        }
+    }
+    Some(magic)
+}
+
+/// A block's (footprint, used slots), if `magic` is valid at `bits`.
+fn measure(
     problem: &Problem,
     ring: bool,
     bits: u32,
-    restarts: u32,
-    steps: u32,
-    seed: u64,
-) -> Vec<u64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut scratch = Scratch::new(bits);
-    // A block's (footprint, used slots), if it is valid.
-    let mut measure = |magic: u64| {
-        let slots = scratch.block(problem, magic, bits)?;
-        Some((footprint(slots, bits, ring), slots.len() as u32))
-    };
-    let mut found: Vec<((u32, u32), u64)> = Vec::new();
-    for _ in 0..restarts {
-        let start = (0..START_TRIES).find_map(|_| {
-            let m = random_magic(&mut rng);
-            measure(m).map(|s| (s, m))
-        });
-        let Some((mut at, mut magic)) = start else {
-            continue;
-        };
-        for _ in 0..steps {
-            let next = step(magic, &mut rng);
-            if let Some(s) = measure(next) {
-                if s <= at {
-                    (at, magic) = (s, next);
-                }
-            }
-        }
-        found.push((at, magic));
-    }
-    // Best first; climbs that ended on the same multiplier count once.
-    found.sort_unstable();
-    found.dedup_by_key(|f| f.1);
-    found
-        .into_iter()
-        .filter_map(|(_, magic)| {
-            if ring {
-                turned(problem, magic, bits, &mut scratch)
-            } else {
-                Some(magic)
-            }
-        })
-        .collect()
+    magic: u64,
+    scratch: &mut Scratch,
+) -> Option<(u32, u32)> {
+    let slots = scratch.block(problem, magic, bits)?;
+    Some((footprint(slots, bits, ring), slots.len() as u32))
+}
+
+/// The seed of one climb: every climb has its own generator, so a pool of
+/// more climbs extends a pool of fewer, and a climb log (`Climb`) from any
+/// run with the same seed and steps serves another.
+fn climb_seed(seed: u64, square: usize, bits: u32, index: u32) -> u64 {
+    let width = u64::from(bits) << 48 | u64::from(index);
+    square_seed(
+        square_seed(seed ^ 0xc0a1_e5ce, square) ^ width,
+        index as usize,
+    )
 }
 
 /// A black `magic` turned so that its block's largest gap wraps, if that
@@ -279,58 +269,130 @@ pub fn widths(n: u32) -> Vec<u32> {
     (n..=ceiling + 1).collect()
 }
 
+/// One climb of the compact pool and where it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Climb {
+    /// The square's index: orthogonal a1…h8 (0…63), then diagonal (64…127).
+    pub square: usize,
+    /// The index width it climbed at.
+    pub bits: u32,
+    /// Its number among the climbs at that square and width, from 0.
+    pub index: u32,
+    /// The multiplier it ended on, not turned; `None` if it found no valid
+    /// start.
+    pub magic: Option<u64>,
+}
+
+/// What a compact pool is made of.
+pub struct PoolSpec<'a> {
+    /// Black or white indexing.
+    pub indexing: Indexing,
+    /// The run's seed: every climb's generator derives from it.
+    pub seed: u64,
+    /// The widths to climb at for a mask of `n` bits (normally [`widths`]).
+    pub widths: &'a dyn Fn(u32) -> Vec<u32>,
+    /// Climbs per square and width.
+    pub climbs: u32,
+    /// Steps of each climb.
+    pub steps: u32,
+}
+
 /// The compact pool: for every square (orthogonal a1…h8, then diagonal
-/// a1…h8) and every width in `widths(mask bits)`, the blocks that
-/// `restarts` climbs of `steps` steps end on, most compact first, as
-/// `(multiplier, bits)`.
-/// `done` is called after each (square, width) with how many are done.
+/// a1…h8) and every width in `spec.widths(mask bits)`, the blocks that
+/// `spec.climbs` climbs end on, most compact first, as `(multiplier, bits)`.
+///
+/// Climbs already in `known` (from a climb log, say) are not climbed again;
+/// `record` is called with each new one as it ends, and `done` with how many
+/// of the pool's climbs are done. Climbs run in rounds (every square and
+/// width's climb 0, then every climb 1, …), so a run stopped early has
+/// climbed evenly. A known climb whose multiplier is not a valid block is
+/// refused: it cannot come from a run with this seed.
 pub fn compact_pool(
-    indexing: Indexing,
-    seed: u64,
-    widths: &dyn Fn(u32) -> Vec<u32>,
-    restarts: u32,
-    steps: u32,
+    spec: &PoolSpec,
     threads: usize,
+    known: &[Climb],
+    record: &(dyn Fn(&Climb) + Sync),
     done: &(dyn Fn(usize, usize) + Sync),
-) -> Vec<Vec<(u64, u32)>> {
+) -> Result<Vec<Vec<(u64, u32)>>, String> {
     let all = squares();
-    let jobs: Vec<(usize, u32)> = all
+    let cells: Vec<(usize, u32)> = all
         .iter()
         .enumerate()
         .flat_map(|(i, &(slider, square))| {
-            widths(relevant_mask(slider, square).count())
+            (spec.widths)(relevant_mask(slider, square).count())
                 .into_iter()
                 .map(move |bits| (i, bits))
         })
         .collect();
-    let ring = indexing == Indexing::Black;
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let found: Mutex<Vec<Vec<u64>>> = Mutex::new(vec![Vec::new(); jobs.len()]);
+    let cell_of = |square: usize, bits: u32| cells.iter().position(|&c| c == (square, bits));
+    // Every climb's result: known ones first, the rest climbed below.
+    let mut ends: Vec<Vec<Option<Option<u64>>>> =
+        vec![vec![None; spec.climbs as usize]; cells.len()];
+    for c in known {
+        if let (Some(cell), true) = (cell_of(c.square, c.bits), c.index < spec.climbs) {
+            ends[cell][c.index as usize] = Some(c.magic);
+        }
+    }
+    let todo: Vec<(usize, u32)> = (0..spec.climbs)
+        .flat_map(|index| (0..cells.len()).map(move |cell| (cell, index)))
+        .filter(|&(cell, index)| ends[cell][index as usize].is_none())
+        .collect();
+    let total = cells.len() * spec.climbs as usize;
+    let ring = spec.indexing == Indexing::Black;
     let problems: Vec<Problem> = all
         .iter()
-        .map(|&(slider, square)| Problem::new(indexing, slider, square))
+        .map(|&(slider, square)| Problem::new(spec.indexing, slider, square))
         .collect();
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(total - todo.len());
+    let ends = Mutex::new(ends);
+    let (seed, steps) = (spec.seed, spec.steps);
     std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
-            scope.spawn(|| loop {
-                let j = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(i, bits)) = jobs.get(j) else {
-                    break;
-                };
-                let seed = square_seed(seed ^ 0xc0a1_e5ce ^ (u64::from(bits) << 48), i);
-                let magics = climb(&problems[i], ring, bits, restarts, steps, seed);
-                found.lock().unwrap_or_else(|e| e.into_inner())[j] = magics;
-                done(finished.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+        for _ in 0..threads.clamp(1, todo.len().max(1)) {
+            scope.spawn(|| {
+                while let Some(&(cell, index)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let (square, bits) = cells[cell];
+                    let seed = climb_seed(seed, square, bits, index);
+                    let magic = climb(&problems[square], ring, bits, steps, seed);
+                    record(&Climb {
+                        square,
+                        bits,
+                        index,
+                        magic,
+                    });
+                    ends.lock().unwrap_or_else(|e| e.into_inner())[cell][index as usize] =
+                        Some(magic);
+                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
+                }
             });
         }
     });
-    let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    let ends = ends.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut pool = vec![Vec::new(); all.len()];
-    for (&(i, bits), magics) in jobs.iter().zip(found) {
-        pool[i].extend(magics.into_iter().map(|magic| (magic, bits)));
+    let mut scratch = Scratch::new(cells.iter().map(|c| c.1).max().unwrap_or(1));
+    for (&(square, bits), ends) in cells.iter().zip(ends) {
+        let problem = &problems[square];
+        // Best first; climbs that ended on the same multiplier count once.
+        let mut found = Vec::new();
+        for magic in ends.into_iter().flatten().flatten() {
+            let at = measure(problem, ring, bits, magic, &mut scratch).ok_or_else(|| {
+                let (slider, sq) = all[square];
+                format!("the multiplier 0x{magic:016x} is not a valid {slider:?} {sq} block at {bits} bits: the climb log comes from another run")
+            })?;
+            found.push((at, magic));
+        }
+        found.sort_unstable();
+        found.dedup_by_key(|f| f.1);
+        for (_, magic) in found {
+            let magic = if ring {
+                turned(problem, magic, bits, &mut scratch).expect("measured valid")
+            } else {
+                magic
+            };
+            pool[square].push((magic, bits));
+        }
     }
-    pool
+    Ok(pool)
 }
 
 #[cfg(test)]
@@ -381,7 +443,14 @@ mod tests {
     #[test]
     fn the_pool_is_valid_compact_and_repeats_itself() {
         let widths = |n: u32| vec![n, n + 1];
-        let run = |threads| compact_pool(Indexing::Black, 7, &widths, 2, 300, threads, &|_, _| {});
+        let spec = PoolSpec {
+            indexing: Indexing::Black,
+            seed: 7,
+            widths: &widths,
+            climbs: 2,
+            steps: 300,
+        };
+        let run = |threads| compact_pool(&spec, threads, &[], &|_| {}, &|_, _| {}).unwrap();
         let one = run(1);
         assert_eq!(one, run(2));
         assert_eq!(one.len(), 128);
@@ -403,5 +472,43 @@ mod tests {
                 assert!(hi - lo + 1 < s.span + (1 << n), "{slider:?} {square}");
             }
         }
+    }
+
+    #[test]
+    fn known_climbs_are_not_climbed_again_and_a_bigger_pool_extends_a_smaller() {
+        let widths = |n: u32| vec![n + 1];
+        let spec = |climbs| PoolSpec {
+            indexing: Indexing::Black,
+            seed: 9,
+            widths: &widths,
+            climbs,
+            steps: 100,
+        };
+        let log = Mutex::new(Vec::new());
+        let record = |c: &Climb| log.lock().unwrap().push(*c);
+        let two = compact_pool(&spec(2), 2, &[], &record, &|_, _| {}).unwrap();
+        let first = std::mem::take(&mut *log.lock().unwrap());
+        assert_eq!(first.len(), 2 * 128);
+        // Given the log, the same pool climbs nothing.
+        assert_eq!(
+            compact_pool(&spec(2), 2, &first, &record, &|_, _| {}),
+            Ok(two.clone())
+        );
+        assert!(log.lock().unwrap().is_empty());
+        // Three climbs: only the third round is climbed, and the pool is the
+        // one a fresh run of three climbs gives.
+        let three = compact_pool(&spec(3), 1, &first, &record, &|_, _| {}).unwrap();
+        let new = std::mem::take(&mut *log.lock().unwrap());
+        assert!(new.len() == 128 && new.iter().all(|c| c.index == 2));
+        assert_eq!(
+            compact_pool(&spec(3), 2, &[], &|_| {}, &|_, _| {}),
+            Ok(three)
+        );
+        // A log's multiplier that is no valid block is refused.
+        let mut bad = first.clone();
+        let i = bad.iter().position(|c| c.magic.is_some()).unwrap();
+        bad[i].magic = Some(0);
+        let e = compact_pool(&spec(2), 2, &bad, &record, &|_, _| {}).unwrap_err();
+        assert!(e.contains("not a valid"), "{e}");
     }
 }

@@ -573,7 +573,14 @@ mod tests {
 
     #[test]
     fn a_fit_search_with_a_compact_pool_verifies_and_repeats_itself() {
-        let pool = crate::compact::compact_pool(Indexing::Black, 5, &widths, 1, 200, 2, &|_, _| {});
+        let spec = crate::compact::PoolSpec {
+            indexing: Indexing::Black,
+            seed: 5,
+            widths: &widths,
+            climbs: 1,
+            steps: 200,
+        };
+        let pool = crate::compact::compact_pool(&spec, 2, &[], &|_| {}, &|_, _| {}).unwrap();
         let run = |threads| {
             fit_search(
                 Indexing::Black,

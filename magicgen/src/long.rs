@@ -1,8 +1,9 @@
 //! `magicgen --effort N`: the long search, with a progress bar on stderr
 //! and a checkpoint that a killed run resumes from.
 
+use crate::climb_log::{self, ClimbLog};
 use crate::{write_constants, Cli, Method};
-use magicgen::compact::{self, compact_pool};
+use magicgen::compact::{self, compact_pool, PoolSpec};
 use magicgen::fit::{fit_search, FitState, Placed, ROUNDS_PER_EFFORT};
 use magicgen::improve::{all_candidates, pack, Candidate, Portfolios, TRIES_PER_EFFORT};
 use magicgen::interleave::{CHAINS, STEPS_PER_EFFORT};
@@ -22,7 +23,8 @@ fn run_key(seed: u64, effort: u64, indexing: Indexing, method: Method, compact: 
         // The pool's climbs are part of the run: a checkpoint from a binary
         // that climbed otherwise must not resume.
         key["compact"] = json!({"climbs": compact, "steps": COMPACT_STEPS,
-                                "by": "footprint", "keeps": "every climb"});
+                                "by": "footprint", "keeps": "every climb",
+                                "seeds": "one per climb"});
     }
     key
 }
@@ -220,6 +222,9 @@ pub fn long_search(cli: &Cli, effort: u64) -> Result<(), String> {
         Method::Interleave if cli.compact == 0 => {
             return Err("--method interleave packs the compact pool: give --compact N".into())
         }
+        _ if cli.climb_log.is_some() && cli.compact == 0 => {
+            return Err("--climb-log keeps the compact pool's climbs: give --compact N".into())
+        }
         Method::Interleave if cli.indexing != Indexing::Black => {
             return Err(
                 "--method interleave turns blocks round their window: black indexing only".into(),
@@ -259,7 +264,7 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
     let pool = if cli.compact == 0 {
         Vec::new()
     } else {
-        pool(cli)
+        pool(cli)?
     };
     let bar = Bar::new();
     let mut save_error = None;
@@ -289,32 +294,53 @@ fn fit(cli: &Cli, effort: u64, key: &Value, checkpoint: &str) -> Result<(), Stri
     finish(cli, effort, "fit, ", &set, &time, Some(checkpoint))
 }
 
-/// The compact pool of `--compact`, with a progress bar.
-fn pool(cli: &Cli) -> Vec<Vec<(u64, u32)>> {
+/// The compact pool of `--compact`, with a progress bar, read from and
+/// added to the climb log if there is one.
+fn pool(cli: &Cli) -> Result<Vec<Vec<(u64, u32)>>, String> {
+    let (log, known) = match &cli.climb_log {
+        Some(path) => {
+            let head = climb_log::header(cli.seed, cli.indexing, COMPACT_STEPS);
+            let (log, known) = ClimbLog::open(path, &head)?;
+            if !known.is_empty() {
+                eprintln!("{path}: {} climbs already done", known.len());
+            }
+            (Some(log), known)
+        }
+        None => (None, Vec::new()),
+    };
+    let spec = PoolSpec {
+        indexing: cli.indexing,
+        seed: cli.seed,
+        widths: &compact::widths,
+        climbs: cli.compact,
+        steps: COMPACT_STEPS,
+    };
     let bar = Bar::new();
-    compact_pool(
-        cli.indexing,
-        cli.seed,
-        &compact::widths,
-        cli.compact,
-        COMPACT_STEPS,
+    let pool = compact_pool(
+        &spec,
         cli.threads,
-        &|done, total| {
-            bar.show(
-                "compact blocks",
-                done as u64,
-                total as u64,
-                "squares and widths",
-            )
+        &known,
+        &|climb| {
+            if let Some(log) = &log {
+                log.record(climb);
+            }
         },
-    )
+        &|done, total| bar.show("compact blocks", done as u64, total as u64, "climbs"),
+    );
+    if let Some(e) = log.and_then(ClimbLog::finish) {
+        eprintln!("magicgen: warning: {e}; a rerun climbs those again");
+    }
+    pool.map_err(|e| match &cli.climb_log {
+        Some(path) => format!("{path}: {e}"),
+        None => e,
+    })
 }
 
 /// `--method interleave`: the compact pool, packed run by run. It keeps no
 /// checkpoint: a killed run starts again.
 fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let start = Instant::now();
-    let pool = pool(cli);
+    let pool = pool(cli)?;
     let climbed = start.elapsed().as_secs_f64();
     let bar = Bar::new();
     let steps = effort * STEPS_PER_EFFORT;
@@ -431,7 +457,7 @@ mod tests {
     use clap::Parser;
 
     #[test]
-    fn interleave_needs_a_black_compact_pool() {
+    fn interleave_and_the_climb_log_need_a_black_compact_pool() {
         let run = |args: &[&str]| {
             let cli = Cli::try_parse_from([&["magicgen", "--effort", "1"], args].concat()).unwrap();
             long_search(&cli, 1).unwrap_err()
@@ -447,6 +473,8 @@ mod tests {
         ]);
         assert!(white.contains("black"), "{white}");
         assert!(run(&["--method", "pack", "--compact", "1"]).contains("fit or interleave"));
+        let log = run(&["--climb-log", "/nonexistent/climbs.log"]);
+        assert!(log.contains("give --compact"), "{log}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ use magicgen::magics::Indexing;
 use magicgen::search::{search, SearchConfig, SquareReport, DEFAULT_SEED};
 use magicgen::{MagicSet, Slider, Square};
 
+mod climb_log;
 mod long;
 mod report;
 mod survey_cmd;
@@ -74,9 +75,16 @@ pub(crate) struct Cli {
     /// compact pool.
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
+    /// A log of the compact pool's climbs, kept: climbs already in it are not
+    /// climbed again, and each new one is appended as it ends. A killed run
+    /// resumes from it, and a run with a larger `--compact` extends it. It
+    /// must come from the same seed and indexing.
+    #[arg(long, requires = "effort")]
+    climb_log: Option<String>,
     /// The long search's checkpoint (default: OUT.checkpoint); a run that
     /// finds one for the same seed, effort and indexing resumes from it
-    /// (methods fit and pack; interleave keeps none).
+    /// (methods fit and pack; interleave keeps none, but `--climb-log`
+    /// keeps its pool).
     #[arg(long, requires = "effort")]
     checkpoint: Option<String>,
     /// Search the classic layout (white magics, one private block per
