@@ -395,6 +395,56 @@ pub fn compact_pool(
     Ok(pool)
 }
 
+/// Climbs `climbs` again on `threads` threads, calling `done` after each,
+/// and returns the first (in the order given) that now ends elsewhere, with
+/// where it ends: a climb log must come from the same seed, steps and
+/// climber as `spec`.
+pub fn recheck(
+    spec: &PoolSpec,
+    climbs: &[Climb],
+    threads: usize,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Option<(Climb, Option<u64>)> {
+    let all = squares();
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    let differ = Mutex::new(Vec::new());
+    let (indexing, seed, steps) = (spec.indexing, spec.seed, spec.steps);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, climbs.len().max(1)) {
+            scope.spawn(|| {
+                let take = || {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    climbs.get(k).map(|c| (k, c))
+                };
+                while let Some((k, c)) = take() {
+                    let Some(&(slider, square)) = all.get(c.square) else {
+                        differ
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((k, None));
+                        continue;
+                    };
+                    let problem = Problem::new(indexing, slider, square);
+                    let ring = indexing == Indexing::Black;
+                    let seed = climb_seed(seed, c.square, c.bits, c.index);
+                    let now = climb(&problem, ring, c.bits, steps, seed);
+                    if now != c.magic {
+                        differ
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push((k, now));
+                    }
+                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, climbs.len());
+                }
+            });
+        }
+    });
+    let differ = differ.into_inner().unwrap_or_else(|e| e.into_inner());
+    let (k, now) = differ.into_iter().min()?;
+    Some((climbs[k], now))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,5 +560,12 @@ mod tests {
         bad[i].magic = Some(0);
         let e = compact_pool(&spec(2), 2, &bad, &record, &|_, _| {}).unwrap_err();
         assert!(e.contains("not a valid"), "{e}");
+        // Climbed again, the log's climbs end where it says, but for the
+        // one changed.
+        assert_eq!(recheck(&spec(2), &first[100..140], 2, &|_, _| {}), None);
+        assert_eq!(
+            recheck(&spec(2), &bad, 2, &|_, _| {}),
+            Some((bad[i], first[i].magic))
+        );
     }
 }

@@ -315,6 +315,9 @@ fn pool(cli: &Cli) -> Result<Vec<Vec<(u64, u32)>>, String> {
         climbs: cli.compact,
         steps: COMPACT_STEPS,
     };
+    if let (Some(path), n @ 1..) = (&cli.climb_log, cli.recheck_climbs.min(known.len())) {
+        recheck(path, &spec, &known, n, cli.threads)?;
+    }
     let bar = Bar::new();
     let pool = compact_pool(
         &spec,
@@ -334,6 +337,39 @@ fn pool(cli: &Cli) -> Result<Vec<Vec<(u64, u32)>>, String> {
         Some(path) => format!("{path}: {e}"),
         None => e,
     })
+}
+
+/// Climbs `n` of the log's climbs again, spread evenly through it, and
+/// refuses the log if one ends elsewhere.
+fn recheck(
+    path: &str,
+    spec: &PoolSpec,
+    known: &[compact::Climb],
+    n: usize,
+    threads: usize,
+) -> Result<(), String> {
+    let start = Instant::now();
+    let sample: Vec<compact::Climb> = (0..n).map(|k| known[k * known.len() / n]).collect();
+    let bar = Bar::new();
+    let done = |done, total| bar.show("rechecking climbs", done as u64, total as u64, "");
+    if let Some((c, now)) = compact::recheck(spec, &sample, threads, &done) {
+        let name = |m: Option<u64>| m.map_or("none".into(), |m| format!("0x{m:016x}"));
+        return Err(format!(
+            "{path}: climb {} of {} {} at {} bits ends at {} here, not at {} as logged: \
+             the log comes from another magicgen",
+            c.index,
+            Slider::ALL[c.square / 64].name(),
+            Square::new_masked(c.square as u32 % 64),
+            c.bits,
+            name(now),
+            name(c.magic)
+        ));
+    }
+    eprintln!(
+        "{path}: {n} climbs climbed again, all as logged ({:.0} s)",
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// `--method interleave`: the compact pool, packed run by run. It keeps no

@@ -81,6 +81,11 @@ pub(crate) struct Cli {
     /// must come from the same seed and indexing.
     #[arg(long, requires = "effort")]
     climb_log: Option<String>,
+    /// Before using the climb log, climb this many of its climbs again
+    /// (spread evenly through it) and refuse the log if one ends elsewhere:
+    /// the check that a log grown over several runs is what one run gives.
+    #[arg(long, default_value_t = 0, requires = "climb_log")]
+    recheck_climbs: usize,
     /// The long search's checkpoint (default: OUT.checkpoint); a run that
     /// finds one for the same seed, effort and indexing resumes from it
     /// (methods fit and pack; interleave keeps none, but `--climb-log`
