@@ -14,7 +14,8 @@
 //!
 //! after the header, one climb per line: slider, square, width, climb number
 //! and the multiplier it ended on (`none`: no valid start). Lines are
-//! appended as climbs end; a last line cut short by a kill is dropped.
+//! appended as climbs end; a last line cut short by a kill is dropped. Give
+//! each run its own log: runs that share one may drop each other's lines.
 
 use magicgen::compact::Climb;
 use magicgen::magics::Indexing;
