@@ -20,8 +20,10 @@
 //! `2^k`. White blocks cannot be turned (the empty board always hashes to
 //! slot 0), so for them the climb minimises the plain span.
 //!
-//! Each (square, width) has its own ChaCha8 generator seeded from the run's
-//! seed, so the result does not depend on the number of threads.
+//! Each climb has its own ChaCha8 generator, seeded from the run's seed, the
+//! square, the width and the climb's number, so the result does not depend
+//! on the number of threads, and a pool of more climbs contains a pool of
+//! fewer (which the climb log of `magicgen --climb-log` builds on).
 
 use crate::geometry::relevant_mask;
 use crate::improve::{square_seed, squares, Problem, Scratch};

@@ -55,12 +55,6 @@ const RUIN_LEAST: usize = 2;
 /// How many sizes of ruin a step draws from.
 const RUIN_SPREAD: u64 = 12;
 
-/// The most shapes a square keeps, fewest runs first: a step's cost grows
-/// with them, and a pool of many climbs has hundreds per rook. On a pool of
-/// 38 climbs per square and width, 40 gave 92,503 entries in 187 s against
-/// 92,880 in 309 s for all of them (effort 16, two threads).
-const MAX_SHAPES: usize = 40;
-
 /// Shapes with more than this many times their square's fewest runs are
 /// dropped: they would never be chosen, and every one costs time.
 const SLACK: u32 = 2;
@@ -135,8 +129,8 @@ fn cut_into_runs(slots: &[u32]) -> (u32, Vec<u32>) {
 }
 
 /// Every square's shapes from its pool, fewest runs first, without
-/// duplicates (blocks that touch the same runs), without those more than
-/// [`SLACK`] times its smallest, and at most [`MAX_SHAPES`] of them.
+/// duplicates (blocks that touch the same runs) and without those more than
+/// [`SLACK`] times its smallest.
 fn shapes(problems: &[Problem], pool: &[Vec<(u64, u32)>]) -> Result<Vec<Vec<Shape>>, String> {
     let mut scratch = Scratch::new(16);
     problems
@@ -159,7 +153,6 @@ fn shapes(problems: &[Problem], pool: &[Vec<(u64, u32)>]) -> Result<Vec<Vec<Shap
             // (half the shapes of a 38-climb pool): keep the first.
             let mut seen = HashSet::new();
             all.retain(|s| seen.insert(s.stretches.clone()));
-            all.truncate(MAX_SHAPES);
             Ok(all)
         })
         .collect()
