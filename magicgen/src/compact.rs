@@ -448,7 +448,7 @@ pub fn recheck(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::geometry::Slider;
     use crate::types::Square;
@@ -492,8 +492,9 @@ mod tests {
         assert_eq!(footprint(&[], 13, true), 0);
     }
 
-    #[test]
-    fn the_pool_is_valid_compact_and_repeats_itself() {
+    /// A small black pool for tests (here and in `interleave`): two short
+    /// climbs at each of two widths per square.
+    pub(crate) fn small_pool(threads: usize) -> Vec<Vec<(u64, u32)>> {
         let widths = |n: u32| vec![n, n + 1];
         let spec = PoolSpec {
             indexing: Indexing::Black,
@@ -502,7 +503,12 @@ mod tests {
             climbs: 2,
             steps: 300,
         };
-        let run = |threads| compact_pool(&spec, threads, &[], &|_| {}, &|_, _| {}).unwrap();
+        compact_pool(&spec, threads, &[], &|_| {}, &|_, _| {}).unwrap()
+    }
+
+    #[test]
+    fn the_pool_is_valid_compact_and_repeats_itself() {
+        let run = small_pool;
         let one = run(1);
         assert_eq!(one, run(2));
         assert_eq!(one.len(), 128);

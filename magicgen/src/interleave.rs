@@ -490,7 +490,6 @@ pub fn interleave(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compact::{compact_pool, PoolSpec};
 
     #[test]
     fn a_block_is_cut_where_it_touches_the_fewest_runs() {
@@ -503,15 +502,7 @@ mod tests {
     }
 
     fn small_pool() -> Vec<Vec<(u64, u32)>> {
-        let widths = |n: u32| vec![n, n + 1];
-        let spec = PoolSpec {
-            indexing: Indexing::Black,
-            seed: 7,
-            widths: &widths,
-            climbs: 2,
-            steps: 300,
-        };
-        compact_pool(&spec, 2, &[], &|_| {}, &|_, _| {}).unwrap()
+        crate::compact::tests::small_pool(2)
     }
 
     #[test]

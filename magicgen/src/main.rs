@@ -275,7 +275,7 @@ fn rewrite(cli: &Cli) -> Result<(), String> {
         start.elapsed().as_secs_f64(),
         match set.indexing {
             Indexing::White => "`--classic`",
-            Indexing::Black => "`--effort N` (N in the README)",
+            Indexing::Black => "`bash .ci/reproduce-magics` (the README says how long)",
         }
     );
     Ok(())
