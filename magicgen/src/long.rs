@@ -372,8 +372,9 @@ fn recheck(
     Ok(())
 }
 
-/// `--method interleave`: the compact pool, packed run by run. It keeps no
-/// checkpoint: a killed run starts again.
+/// `--method interleave`: the compact pool, packed run by run. The packing
+/// keeps no checkpoint (it takes minutes); the pool's climbs, which take the
+/// hours, are kept by `--climb-log`.
 fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let start = Instant::now();
     let pool = pool(cli)?;
