@@ -326,12 +326,13 @@ pub fn compact_pool(
                 .map(move |bits| (i, bits))
         })
         .collect();
-    let cell_of = |square: usize, bits: u32| cells.iter().position(|&c| c == (square, bits));
+    let cell_of: std::collections::HashMap<(usize, u32), usize> =
+        cells.iter().enumerate().map(|(k, &c)| (c, k)).collect();
     // Every climb's result: known ones first, the rest climbed below.
     let mut ends: Vec<Vec<Option<Option<u64>>>> =
         vec![vec![None; spec.climbs as usize]; cells.len()];
     for c in known {
-        if let (Some(cell), true) = (cell_of(c.square, c.bits), c.index < spec.climbs) {
+        if let (Some(&cell), true) = (cell_of.get(&(c.square, c.bits)), c.index < spec.climbs) {
             ends[cell][c.index as usize] = Some(c.magic);
         }
     }
