@@ -1,14 +1,21 @@
 //! Interleaving: the shared table packed run by run from the compact pool
 //! (`--method interleave`).
 //!
-//! Cut the table into runs of [`GROUP`] slots. In the smallest published
-//! table two squares almost never share a run (`docs/magic-tables.md`,
-//! section 9), so this search does not let them: a block is the set of runs
-//! it touches, and the table is a strip of runs into which every square
-//! puts one block, chosen from its pool (every compact climb, turned so
-//! that its ring's largest gap wraps), with no run taken twice. That turns
-//! the search for magics into a packing of 128 shapes with holes, where a
-//! block's holes are room for other squares' runs.
+//! Cut the table into runs of `run` slots (`magicgen --run-slots`); two
+//! squares never share a run. A block is the set of runs it touches, and
+//! the table is a strip of runs into which every square puts one block,
+//! chosen from its pool (every compact climb, turned so that its ring's
+//! largest gap wraps), with no run taken twice. That turns the search for
+//! magics into a packing of 128 shapes with holes, where a block's holes
+//! are room for other squares' runs.
+//!
+//! Runs of 8 slots came first: in the smallest published table two squares
+//! almost never share one (`docs/magic-tables.md`, section 9). But a block's
+//! own holes inside its runs are then lost to everyone else. Runs of one
+//! slot (the default, [`DEFAULT_RUN`]) pack used slots exactly: on seed 3's
+//! 70-climb pool, two chains of 8,192 steps gave 89,782 entries against
+//! 92,846 for runs of 2 and 92,751 for runs of 4 (section 12). Shorter runs
+//! cost time: a block has more stretches to find room for.
 //!
 //! The packing is ruin and recreate at a fixed length, starting from every
 //! square's smallest block end to end. Squares that do not fit are left
@@ -24,7 +31,7 @@
 //! with its own ChaCha8 generator, and the shortest table wins, so the
 //! result does not depend on the number of threads.
 
-use crate::compact::{turned, GROUP};
+use crate::compact::turned;
 use crate::improve::{square_seed, squares, Problem, Scratch};
 use crate::magics::{Indexing, MagicEntry, MagicSet};
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -34,6 +41,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Independent chains of one search.
 pub const CHAINS: u64 = 2;
+
+/// Slots per run by default (`magicgen --run-slots`): every slot is a run.
+pub const DEFAULT_RUN: u32 = 1;
+
+/// The longest run the packer accepts.
+pub const MAX_RUN: u32 = 64;
 
 /// Ruin-and-recreate steps per chain for each unit of effort.
 pub const STEPS_PER_EFFORT: u64 = 8192;
@@ -72,23 +85,37 @@ struct Shape {
     span: u32,
     /// Runs from the first to the last touched, both included.
     len: u32,
-    /// Runs touched: the footprint over [`GROUP`].
+    /// Runs touched.
     runs: u32,
-    /// Maximal stretches of touched runs, `[start, end)` from the first.
+    /// Maximal stretches of touched runs, `[start, end)` from the first,
+    /// longest first (the likeliest to find no room, so the search for
+    /// room checks them first).
     stretches: Vec<(u32, u32)>,
-    /// The longest stretch, tried first when looking for room.
-    longest: (u32, u32),
+}
+
+impl Shape {
+    /// The levels of [`Chain::covered`] its longest stretch needs.
+    fn levels(&self) -> usize {
+        let (a, b) = self.stretches[0];
+        (b - a).ilog2() as usize + 1
+    }
 }
 
 /// `magic`'s block for `problem`, turned and cut into runs at the cut that
 /// touches the fewest; `None` if `magic` is not valid at `bits`.
-fn shape(problem: &Problem, magic: u64, bits: u32, scratch: &mut Scratch) -> Option<Shape> {
+fn shape(
+    problem: &Problem,
+    magic: u64,
+    bits: u32,
+    run: u32,
+    scratch: &mut Scratch,
+) -> Option<Shape> {
     let magic = turned(problem, magic, bits, scratch)?;
     let mut slots = scratch.block(problem, magic, bits)?.to_vec();
     slots.sort_unstable();
     let first = slots[0];
     let span = slots[slots.len() - 1] - first + 1;
-    let (cut, runs) = cut_into_runs(&slots);
+    let (cut, runs) = cut_into_runs(&slots, run);
     let mut stretches: Vec<(u32, u32)> = Vec::new();
     for &r in &runs {
         match stretches.last_mut() {
@@ -96,10 +123,7 @@ fn shape(problem: &Problem, magic: u64, bits: u32, scratch: &mut Scratch) -> Opt
             _ => stretches.push((r, r + 1)),
         }
     }
-    let longest = *stretches
-        .iter()
-        .max_by_key(|(s, e)| (e - s, std::cmp::Reverse(*s)))
-        .expect("a block uses a slot");
+    stretches.sort_unstable_by_key(|&(s, e)| (std::cmp::Reverse(e - s), s));
     Some(Shape {
         magic,
         bits,
@@ -109,29 +133,32 @@ fn shape(problem: &Problem, magic: u64, bits: u32, scratch: &mut Scratch) -> Opt
         len: runs[runs.len() - 1] + 1,
         runs: runs.len() as u32,
         stretches,
-        longest,
     })
 }
 
 /// The cut (how far into its run the first slot lies) at which the sorted
 /// `slots` touch the fewest runs, the lowest such cut, and the runs they
 /// touch then, counted from the first slot's.
-fn cut_into_runs(slots: &[u32]) -> (u32, Vec<u32>) {
+fn cut_into_runs(slots: &[u32], run: u32) -> (u32, Vec<u32>) {
     let first = slots[0];
-    (0..GROUP)
+    (0..run)
         .map(|cut| {
-            let mut runs: Vec<u32> = slots.iter().map(|&s| (s - first + cut) / GROUP).collect();
+            let mut runs: Vec<u32> = slots.iter().map(|&s| (s - first + cut) / run).collect();
             runs.dedup();
             (cut, runs)
         })
         .min_by_key(|(cut, runs)| (runs.len(), *cut))
-        .expect("GROUP cuts")
+        .expect("a run has a slot")
 }
 
 /// Every square's shapes from its pool, fewest runs first, without
 /// duplicates (blocks that touch the same runs) and without those more than
 /// [`SLACK`] times its smallest.
-fn shapes(problems: &[Problem], pool: &[Vec<(u64, u32)>]) -> Result<Vec<Vec<Shape>>, String> {
+fn shapes(
+    problems: &[Problem],
+    pool: &[Vec<(u64, u32)>],
+    run: u32,
+) -> Result<Vec<Vec<Shape>>, String> {
     let mut scratch = Scratch::new(16);
     problems
         .iter()
@@ -140,7 +167,7 @@ fn shapes(problems: &[Problem], pool: &[Vec<(u64, u32)>]) -> Result<Vec<Vec<Shap
         .map(|(i, (problem, blocks))| {
             let mut all: Vec<Shape> = blocks
                 .iter()
-                .filter_map(|&(magic, bits)| shape(problem, magic, bits, &mut scratch))
+                .filter_map(|&(magic, bits)| shape(problem, magic, bits, run, &mut scratch))
                 .collect();
             all.sort_by_key(|s| (s.runs, s.len, s.bits, s.magic));
             all.dedup_by_key(|s| (s.magic, s.bits));
@@ -158,6 +185,33 @@ fn shapes(problems: &[Problem], pool: &[Vec<(u64, u32)>]) -> Result<Vec<Vec<Shap
         .collect()
 }
 
+/// Sets bits `from..to` of `bits` to `value`.
+fn set_bits(bits: &mut [u64], from: usize, to: usize, value: bool) {
+    let mut r = from;
+    while r < to {
+        let (w, b) = (r / 64, r % 64);
+        let n = (64 - b).min(to - r);
+        let mask = (!0u64 >> (64 - n)) << b;
+        if value {
+            bits[w] |= mask;
+        } else {
+            bits[w] &= !mask;
+        }
+        r += n;
+    }
+}
+
+/// The 64 bits of `level` from bit `p` on (ones past its `words` words).
+fn bits_from(level: &[u64], p: usize, words: usize) -> u64 {
+    let word = |w: usize| if w < words { level[w] } else { !0 };
+    let (w, o) = (p / 64, p % 64);
+    if o == 0 {
+        word(w)
+    } else {
+        word(w) >> o | word(w + 1) << (64 - o)
+    }
+}
+
 /// One chain's layout: for every square its shape and first run, if in.
 type Layout = Vec<Option<(usize, usize)>>;
 
@@ -168,34 +222,74 @@ struct Chain<'a> {
     size: Vec<u64>,
     /// The strip's length in runs.
     len: usize,
-    taken: Vec<bool>,
     layout: Layout,
-    /// Free runs from each run on (scratch for finding room).
-    free: Vec<u32>,
-    /// Maximal free stretches `(start, length)` (scratch).
-    gaps: Vec<(u32, u32)>,
+    /// The strip, one bit per run, in levels: in level `m`, run `r`'s bit
+    /// says that one of the `2^m` runs from `r` on is taken or past the
+    /// strip's end. Level 0 (the taken runs) is kept up to date; the others
+    /// are mended where it changed when room is looked for. Two words of a
+    /// level tell whether a stretch of any length has room at each of 64
+    /// positions.
+    covered: Vec<Vec<u64>>,
+    /// The runs of level 0 changed since the other levels were mended.
+    dirty: Option<(usize, usize)>,
+    /// The runs of the longest shape: how far past the strip's end a
+    /// search for room reads.
+    widest: usize,
     rng: ChaCha8Rng,
 }
 
 impl<'a> Chain<'a> {
     /// An empty strip of `len` runs.
     fn new(shapes: &'a [Vec<Shape>], len: usize, seed: u64) -> Chain<'a> {
+        let top = shapes.iter().flatten().map(Shape::levels).max();
+        let widest = shapes.iter().flatten().map(|s| s.len as usize).max();
+        let widest = widest.unwrap_or(0);
+        let words = (len + widest).div_ceil(64) + 2;
+        let mut covered = vec![vec![!0; words]; top.unwrap_or(1)];
+        set_bits(&mut covered[0], 0, len, false);
         Chain {
             shapes,
             size: shapes.iter().map(|s| u64::from(s[0].runs)).collect(),
             len,
-            taken: vec![false; len],
             layout: vec![None; shapes.len()],
-            free: vec![0; len],
-            gaps: Vec::new(),
+            covered,
+            dirty: Some((0, len)),
+            widest,
             rng: ChaCha8Rng::seed_from_u64(seed),
         }
     }
 
     fn mark(&mut self, i: usize, (s, at): (usize, usize), taken: bool) {
         for &(a, b) in &self.shapes[i][s].stretches {
-            self.taken[at + a as usize..at + b as usize].fill(taken);
+            set_bits(
+                &mut self.covered[0],
+                at + a as usize,
+                at + b as usize,
+                taken,
+            );
         }
+        let len = self.shapes[i][s].len as usize;
+        self.changed(at, at + len);
+    }
+
+    /// Notes that level 0 changed on runs `from..to`.
+    fn changed(&mut self, from: usize, to: usize) {
+        self.dirty = Some(match self.dirty {
+            Some((lo, hi)) => (lo.min(from), hi.max(to)),
+            None => (from, to),
+        });
+    }
+
+    /// Whether run `r` is taken.
+    #[cfg(test)]
+    fn is_taken(&self, r: usize) -> bool {
+        self.covered[0][r / 64] >> (r % 64) & 1 == 1
+    }
+
+    /// The words of a level that a search for room reads: past them, every
+    /// run counts as taken.
+    fn words(&self) -> usize {
+        ((self.len + self.widest).div_ceil(64) + 2).min(self.covered[0].len())
     }
 
     fn take_out(&mut self, i: usize) {
@@ -212,31 +306,42 @@ impl<'a> Chain<'a> {
             .sum()
     }
 
-    /// Puts square `i` at its best place, if any shape fits.
-    fn put_back(&mut self, i: usize) {
-        let mut run = 0;
-        for r in (0..self.len).rev() {
-            run = if self.taken[r] { 0 } else { run + 1 };
-            self.free[r] = run;
-        }
-        self.gaps.clear();
-        let mut r = 0;
-        while r < self.len {
-            match self.free[r] {
-                0 => r += 1,
-                n => {
-                    self.gaps.push((r as u32, n));
-                    r += n as usize;
-                }
+    /// Mends the levels above 0 of [`Chain::covered`] where level 0 changed.
+    fn cover(&mut self) {
+        let Some((lo, hi)) = self.dirty.take() else {
+            return;
+        };
+        let words = self.words();
+        for m in 1..self.covered.len() {
+            let (lower, upper) = self.covered.split_at_mut(m);
+            let (below, level) = (&lower[m - 1], &mut upper[0]);
+            let half = 1 << (m - 1);
+            // Bits `lo - 2^m + 1 .. hi` of this level see the change.
+            let first = lo.saturating_sub(2 * half) / 64;
+            let last = hi.div_ceil(64).min(words);
+            for (w, word) in level.iter_mut().enumerate().take(last).skip(first) {
+                *word = below[w] | bits_from(below, w * 64 + half, words);
             }
         }
+    }
+
+    /// Puts square `i` at its best place, if any shape fits.
+    fn put_back(&mut self, i: usize) {
+        self.cover();
         let mut best: Option<(u64, usize, usize)> = None;
         let mut ties = 0;
         for (s, shape) in self.shapes[i].iter().enumerate() {
-            let Some(at) = self.lowest_fit(shape, best.map(|b| b.0)) else {
+            let penalty = LAMBDA * (u64::from(shape.runs) - self.size[i]);
+            // Past `bound`, a position scores worse than the best so far.
+            let bound = match best {
+                Some((b, _, _)) if b < penalty => break,
+                Some((b, _, _)) => Some(b - penalty),
+                None => None,
+            };
+            let Some(at) = self.lowest_fit(shape, bound) else {
                 continue;
             };
-            let score = at as u64 + LAMBDA * (u64::from(shape.runs) - self.size[i]);
+            let score = at as u64 + penalty;
             match best {
                 Some((b, _, _)) if score > b => {}
                 Some((b, _, _)) if score == b => {
@@ -258,30 +363,31 @@ impl<'a> Chain<'a> {
     }
 
     /// The lowest first run at which `shape` fits in the strip, if there is
-    /// one no higher than `bound`.
+    /// one no higher than `bound`: 64 positions at a time, each stretch
+    /// ruling out the positions where it finds no room, until none is left.
     fn lowest_fit(&self, shape: &Shape, bound: Option<u64>) -> Option<usize> {
-        let (ls, le) = shape.longest;
-        let need = le - ls;
-        for &(start, length) in &self.gaps {
-            if bound.is_some_and(|b| u64::from(start) > b + u64::from(ls)) {
-                return None;
-            }
-            if length < need {
-                continue;
-            }
-            for q in start.max(ls)..=start + length - need {
-                let at = (q - ls) as usize;
-                if at + shape.len as usize > self.len {
-                    return None;
-                }
-                let fits = shape
-                    .stretches
-                    .iter()
-                    .all(|&(a, b)| self.free[at + a as usize] >= b - a);
-                if fits {
-                    return Some(at);
+        let words = self.words();
+        let last = self.len.checked_sub(shape.len as usize)?;
+        let last = bound.map_or(last, |b| last.min(b as usize));
+        let mut at = 0;
+        while at <= last {
+            let mut clash = 0u64;
+            for &(a, b) in &shape.stretches {
+                let n = (b - a) as usize;
+                let level = &self.covered[n.ilog2() as usize];
+                let p = at + a as usize;
+                // Two windows of 2^m runs cover the stretch's n.
+                clash |=
+                    bits_from(level, p, words) | bits_from(level, p + n - (1 << n.ilog2()), words);
+                if clash == !0 {
+                    break;
                 }
             }
+            if clash != !0 {
+                let found = at + clash.trailing_ones() as usize;
+                return (found <= last).then_some(found);
+            }
+            at += 64;
         }
         None
     }
@@ -325,7 +431,8 @@ impl<'a> Chain<'a> {
             self.put_back(i);
         }
         if self.left_out() > cost {
-            self.taken.fill(false);
+            set_bits(&mut self.covered[0], 0, self.len, false);
+            self.changed(0, self.len);
             self.layout = before;
             for i in 0..self.layout.len() {
                 if let Some(p) = self.layout[i] {
@@ -339,6 +446,7 @@ impl<'a> Chain<'a> {
     /// Shrinks the strip by a fifth of a percent (a run at least), leaving
     /// out the squares past its new end.
     fn shrink(&mut self) {
+        let old = self.len;
         self.len -= (self.len / 500).max(1);
         for i in 0..self.layout.len() {
             if let Some((s, at)) = self.layout[i] {
@@ -347,18 +455,20 @@ impl<'a> Chain<'a> {
                 }
             }
         }
+        set_bits(&mut self.covered[0], self.len, old, true);
+        self.changed(self.len, old);
     }
 }
 
 /// The table length, in slots, of a complete layout.
-fn table_len(shapes: &[Vec<Shape>], layout: &Layout) -> usize {
+fn table_len(shapes: &[Vec<Shape>], layout: &Layout, run: u32) -> usize {
     layout
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let (s, at) = p.expect("complete layout");
             let shape = &shapes[i][s];
-            GROUP as usize * at + (shape.cut + shape.span) as usize
+            run as usize * at + (shape.cut + shape.span) as usize
         })
         .max()
         .unwrap_or(0)
@@ -367,11 +477,17 @@ fn table_len(shapes: &[Vec<Shape>], layout: &Layout) -> usize {
 /// Runs one chain for `steps` steps and returns its best complete layout.
 /// `tick` is called every [`TICK`] steps with the steps since the last call
 /// and the shortest table the chain has found.
-fn run_chain(shapes: &[Vec<Shape>], seed: u64, steps: u64, tick: &dyn Fn(u64, usize)) -> Layout {
+fn run_chain(
+    shapes: &[Vec<Shape>],
+    run: u32,
+    seed: u64,
+    steps: u64,
+    tick: &dyn Fn(u64, usize),
+) -> Layout {
     // The smallest shapes end to end always fit: start from them.
     let mut best = end_to_end(shapes);
-    let mut best_len = table_len(shapes, &best);
-    let mut chain = Chain::new(shapes, best_len.div_ceil(GROUP as usize), seed);
+    let mut best_len = table_len(shapes, &best, run);
+    let mut chain = Chain::new(shapes, best_len.div_ceil(run as usize), seed);
     for (i, p) in best.iter().enumerate() {
         chain.layout[i] = *p;
         chain.mark(i, p.expect("complete"), true);
@@ -380,7 +496,7 @@ fn run_chain(shapes: &[Vec<Shape>], seed: u64, steps: u64, tick: &dyn Fn(u64, us
     let mut reported = 0;
     for step in 1..=steps {
         if chain.step() {
-            best_len = table_len(shapes, &chain.layout);
+            best_len = table_len(shapes, &chain.layout, run);
             best = chain.layout.clone();
             chain.shrink();
         }
@@ -417,12 +533,16 @@ pub fn interleave(
     indexing: Indexing,
     seed: u64,
     pool: &[Vec<(u64, u32)>],
+    run: u32,
     steps: u64,
     threads: usize,
     progress: &(dyn Fn(u64, usize) + Sync),
 ) -> Result<MagicSet, String> {
     if indexing != Indexing::Black {
         return Err("interleaving turns blocks round their window: black magics only".into());
+    }
+    if !(1..=MAX_RUN).contains(&run) {
+        return Err(format!("a run is 1 to {MAX_RUN} slots, not {run}"));
     }
     let all = squares();
     let problems: Vec<Problem> = all
@@ -436,12 +556,12 @@ pub fn interleave(
             problems.len()
         ));
     }
-    let shapes = shapes(&problems, pool)?;
+    let shapes = shapes(&problems, pool, run)?;
     let shortest = AtomicU64::new(u64::MAX);
     let counted = AtomicU64::new(0);
     let chain = |c: u64| {
         let seed = square_seed(seed ^ 0x1e7e_a5e0, c as usize);
-        run_chain(&shapes, seed, steps, &|more, len| {
+        run_chain(&shapes, run, seed, steps, &|more, len| {
             shortest.fetch_min(len as u64, Ordering::Relaxed);
             let done = counted.fetch_add(more, Ordering::Relaxed) + more;
             progress(done, shortest.load(Ordering::Relaxed) as usize);
@@ -460,7 +580,7 @@ pub fn interleave(
     };
     let best = layouts
         .iter()
-        .min_by_key(|l| table_len(&shapes, l))
+        .min_by_key(|l| table_len(&shapes, l, run))
         .expect("CHAINS > 0");
     let entries = all
         .iter()
@@ -469,7 +589,7 @@ pub fn interleave(
         .map(|(i, (&(slider, square), p))| {
             let (s, at) = p.expect("complete layout");
             let shape = &shapes[i][s];
-            let base = GROUP as usize * at + shape.cut as usize;
+            let base = run as usize * at + shape.cut as usize;
             MagicEntry {
                 slider,
                 square,
@@ -483,7 +603,7 @@ pub fn interleave(
         seed: Some(seed),
         indexing,
         entries,
-        table_len: table_len(&shapes, best),
+        table_len: table_len(&shapes, best, run),
     })
 }
 
@@ -494,11 +614,13 @@ mod tests {
     #[test]
     fn a_block_is_cut_where_it_touches_the_fewest_runs() {
         // Eight slots in a row: one run, cut at the first.
-        assert_eq!(cut_into_runs(&(3..11).collect::<Vec<_>>()), (0, vec![0]));
+        assert_eq!(cut_into_runs(&(3..11).collect::<Vec<_>>(), 8), (0, vec![0]));
         // A lone slot and a row of eight one slot off the run boundary:
         // cut 0 touches three runs, cut 7 two.
         let slots: Vec<u32> = [0].into_iter().chain(9..17).collect();
-        assert_eq!(cut_into_runs(&slots), (7, vec![0, 2]));
+        assert_eq!(cut_into_runs(&slots, 8), (7, vec![0, 2]));
+        // Runs of two slots: the lone slot, then four runs from slot 9 on.
+        assert_eq!(cut_into_runs(&slots, 2), (1, vec![0, 5, 6, 7, 8]));
     }
 
     fn small_pool() -> Vec<Vec<(u64, u32)>> {
@@ -508,7 +630,7 @@ mod tests {
     #[test]
     fn interleaving_gives_a_valid_short_set_that_repeats_itself() {
         let pool = small_pool();
-        let run = |threads| interleave(Indexing::Black, 5, &pool, 300, threads, &|_, _| {});
+        let run = |threads| interleave(Indexing::Black, 5, &pool, 8, 300, threads, &|_, _| {});
         let set = run(1).unwrap();
         assert_eq!(set, run(2).unwrap());
         set.attack_table()
@@ -519,18 +641,21 @@ mod tests {
             .iter()
             .map(|&(slider, square)| Problem::new(Indexing::Black, slider, square))
             .collect();
-        let shapes = shapes(&problems, &pool).unwrap();
-        let end_to_end = table_len(&shapes, &end_to_end(&shapes));
+        let shapes = shapes(&problems, &pool, 8).unwrap();
+        let end_to_end = table_len(&shapes, &end_to_end(&shapes), 8);
         assert!(
             set.table_len <= end_to_end,
             "{} vs {end_to_end}",
             set.table_len
         );
         // No steps still gives a valid set: the blocks end to end.
-        let none = interleave(Indexing::Black, 5, &pool, 0, 1, &|_, _| {}).unwrap();
+        let none = interleave(Indexing::Black, 5, &pool, 8, 0, 1, &|_, _| {}).unwrap();
         assert_eq!(none.table_len, end_to_end);
         none.attack_table().expect("valid");
     }
+
+    /// The run length of the comb tests.
+    const RUN: u32 = 8;
 
     /// A comb of `teeth` one-run teeth, `period` runs apart.
     fn comb(teeth: u32, period: u32) -> Shape {
@@ -541,11 +666,10 @@ mod tests {
             bits: 0,
             first: 0,
             cut: 0,
-            span: (len - 1) * GROUP + 1,
+            span: (len - 1) * RUN + 1,
             len,
             runs: teeth,
             stretches,
-            longest: (0, 1),
         }
     }
 
@@ -554,13 +678,16 @@ mod tests {
         // Three combs of period 3, 28 runs long, fill each other's gaps:
         // 84 runs end to end, 30 interleaved.
         let shapes = vec![vec![comb(10, 3)]; 3];
-        let comb_slots = 27 * GROUP as usize + 1;
+        let comb_slots = 27 * RUN as usize + 1;
         assert_eq!(
-            table_len(&shapes, &end_to_end(&shapes)),
-            56 * GROUP as usize + comb_slots
+            table_len(&shapes, &end_to_end(&shapes), RUN),
+            56 * RUN as usize + comb_slots
         );
-        let best = run_chain(&shapes, 1, 2000, &|_, _| {});
-        assert_eq!(table_len(&shapes, &best), 2 * GROUP as usize + comb_slots);
+        let best = run_chain(&shapes, RUN, 1, 2000, &|_, _| {});
+        assert_eq!(
+            table_len(&shapes, &best, RUN),
+            2 * RUN as usize + comb_slots
+        );
     }
 
     #[test]
@@ -570,11 +697,14 @@ mod tests {
             .iter()
             .map(|&(slider, square)| Problem::new(Indexing::Black, slider, square))
             .collect();
-        let shapes = shapes(&problems, &pool).unwrap();
+        let shapes = shapes(&problems, &pool, 2).unwrap();
         let len = shapes.iter().map(|s| s[0].runs as usize).sum();
         let mut chain = Chain::new(&shapes, len, 1);
-        for _ in 0..200 {
+        for step in 0..200 {
             chain.step();
+            if step % 50 == 49 {
+                chain.shrink();
+            }
             let mut count = vec![0u32; len];
             for (i, p) in chain.layout.iter().enumerate() {
                 let Some((s, at)) = *p else { continue };
@@ -586,18 +716,35 @@ mod tests {
             }
             assert!(count.iter().all(|&c| c <= 1), "a run taken twice");
             let taken: Vec<bool> = count.iter().map(|&c| c == 1).collect();
-            assert_eq!(taken, chain.taken);
+            // Runs past the strip's end count as taken.
+            let bits: Vec<bool> = (0..len).map(|r| chain.is_taken(r)).collect();
+            let past_end = (0..len).map(|r| r >= chain.len);
+            let expected: Vec<bool> = taken.iter().zip(past_end).map(|(t, p)| t | p).collect();
+            assert_eq!(expected, bits);
+            // Every level says whether a run from its bit on is taken or
+            // past the end.
+            chain.cover();
+            for (m, level) in chain.covered.iter().enumerate() {
+                for r in 0..chain.len {
+                    let any = (r..r + (1 << m)).any(|q| q >= chain.len || taken[q]);
+                    assert_eq!(level[r / 64] >> (r % 64) & 1 == 1, any, "level {m} run {r}");
+                }
+            }
         }
     }
 
     #[test]
     fn white_magics_and_short_pools_are_refused() {
         let pool = vec![Vec::new(); 128];
-        let white = interleave(Indexing::White, 1, &pool, 1, 1, &|_, _| {});
+        let white = interleave(Indexing::White, 1, &pool, 8, 1, 1, &|_, _| {});
         assert!(white.unwrap_err().contains("black"));
-        let short = interleave(Indexing::Black, 1, &pool[..3], 1, 1, &|_, _| {});
+        let short = interleave(Indexing::Black, 1, &pool[..3], 8, 1, 1, &|_, _| {});
         assert!(short.unwrap_err().contains("3 squares"));
-        let empty = interleave(Indexing::Black, 1, &pool, 1, 1, &|_, _| {});
+        let empty = interleave(Indexing::Black, 1, &pool, 8, 1, 1, &|_, _| {});
         assert!(empty.unwrap_err().contains("no valid block"));
+        for run in [0, MAX_RUN + 1] {
+            let bad = interleave(Indexing::Black, 1, &pool, run, 1, 1, &|_, _| {});
+            assert!(bad.unwrap_err().contains("a run is 1 to 64 slots"));
+        }
     }
 }

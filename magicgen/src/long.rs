@@ -385,6 +385,7 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
         cli.indexing,
         cli.seed,
         &pool,
+        cli.run_slots,
         steps,
         cli.threads,
         &|done, len| {

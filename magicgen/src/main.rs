@@ -58,7 +58,7 @@ pub(crate) struct Cli {
     /// choosing each magic for how its block fits the holes already there,
     /// then compacts it; `pack` collects candidates per square first and
     /// packs them; `interleave` packs the compact pool (`--compact`) run by
-    /// run, 8 slots to a run, by ruin and recreate.
+    /// run (`--run-slots` slots to a run), by ruin and recreate.
     #[arg(long, default_value = "fit", value_parser = parse_method, requires = "effort")]
     method: Method,
     /// The long search's indexing: black (`occupied | !mask`) or white.
@@ -75,6 +75,12 @@ pub(crate) struct Cli {
     /// compact pool.
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
+    /// Slots per run of the interleave search: two blocks never share a
+    /// run. Shorter runs let blocks interlock more closely and pack slower.
+    #[arg(long, default_value_t = magicgen::interleave::DEFAULT_RUN,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(magicgen::interleave::MAX_RUN)),
+          requires = "effort")]
+    run_slots: u32,
     /// A log of the compact pool's climbs, kept: climbs already in it are not
     /// climbed again, and each new one is appended as it ends. A killed run
     /// resumes from it, and a run with a larger `--compact` extends it. It
