@@ -374,11 +374,11 @@ impl<'a> Chain<'a> {
             let mut clash = 0u64;
             for &(a, b) in &shape.stretches {
                 let n = (b - a) as usize;
-                let level = &self.covered[n.ilog2() as usize];
+                let m = n.ilog2() as usize;
+                let level = &self.covered[m];
                 let p = at + a as usize;
                 // Two windows of 2^m runs cover the stretch's n.
-                clash |=
-                    bits_from(level, p, words) | bits_from(level, p + n - (1 << n.ilog2()), words);
+                clash |= bits_from(level, p, words) | bits_from(level, p + n - (1 << m), words);
                 if clash == !0 {
                     break;
                 }
