@@ -1,6 +1,8 @@
 //! `yolah play`: a game in the terminal, for people and computer players.
 
+use crate::args::StartArgs;
 use anyhow::{bail, Context, Result};
+use clap::Args;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use yolah::record::GameRecord;
 use yolah::{Color, Move, Position, Square};
@@ -84,117 +86,184 @@ fn result_text(pos: &Position) -> &'static str {
     }
 }
 
-pub fn play_command(
-    black: &str,
-    white: &str,
-    save: Option<&str>,
-    start: &Position,
-) -> Result<String> {
-    let mut seats = [Seat::new(black)?, Seat::new(white)?];
-    let colour = std::io::stdout().is_terminal();
-    let mut input = std::io::stdin().lock();
-    let mut out = std::io::stdout().lock();
-    let mut pos = *start;
-    let mut history: Vec<Move> = Vec::new();
-    let mut redraw = true;
-    let mut hint_player: Option<Box<dyn Player>> = None;
-    loop {
-        if redraw {
-            writeln!(out, "\n{}", render(&pos, history.last().copied(), colour))?;
-            redraw = false;
+/// `yolah play`'s arguments.
+#[derive(Args)]
+pub struct PlayArgs {
+    /// Black: a player spec such as alphabeta:time=1s, or human.
+    #[arg(long, default_value = "human")]
+    black: String,
+    /// White: a player spec, or human.
+    #[arg(long, default_value = "alphabeta:time=1s")]
+    white: String,
+    /// Write the game as a JSON record (readable by `yolah replay`).
+    #[arg(long)]
+    save: Option<String>,
+    #[command(flatten)]
+    start: StartArgs,
+}
+
+impl PlayArgs {
+    /// Plays the game in the terminal (all output goes straight there).
+    pub fn run(self) -> Result<String> {
+        let start = self.start.position()?;
+        let mut game = Game {
+            seats: [Seat::new(&self.black)?, Seat::new(&self.white)?],
+            colour: std::io::stdout().is_terminal(),
+            out: std::io::stdout().lock(),
+            start,
+            pos: start,
+            history: Vec::new(),
+            hint_player: None,
+        };
+        let mut input = std::io::stdin().lock();
+        let mut redraw = true;
+        loop {
+            if redraw {
+                game.draw()?;
+            }
+            redraw = match game.turn(&mut input)? {
+                Turn::Moved => true,
+                Turn::Stay => false,
+                Turn::End => break,
+            };
         }
+        if let Some(path) = &self.save {
+            game.save(path, &self.black, &self.white)?;
+        }
+        Ok(String::new())
+    }
+}
+
+/// What a turn did.
+enum Turn {
+    /// The position changed: draw it again.
+    Moved,
+    /// Nothing changed (a command, a refused move).
+    Stay,
+    /// The game is over or the player stopped it.
+    End,
+}
+
+/// A game in the terminal: the seats, the position and its history.
+struct Game<'a> {
+    seats: [Seat; 2],
+    /// Whether to draw with ANSI colours.
+    colour: bool,
+    out: std::io::StdoutLock<'a>,
+    start: Position,
+    pos: Position,
+    history: Vec<Move>,
+    /// The player that answers `hint`, made at the first hint.
+    hint_player: Option<Box<dyn Player>>,
+}
+
+impl Game<'_> {
+    fn draw(&mut self) -> Result<()> {
+        let board = render(&self.pos, self.history.last().copied(), self.colour);
+        writeln!(self.out, "\n{board}")?;
+        Ok(())
+    }
+
+    fn play(&mut self, m: Move) -> Turn {
+        self.pos.play(m);
+        self.history.push(m);
+        Turn::Moved
+    }
+
+    /// One turn: the end of the game, a computer's move, a pass, or one
+    /// line typed by a person.
+    fn turn(&mut self, input: &mut impl BufRead) -> Result<Turn> {
+        let pos = self.pos;
         if pos.is_game_over() {
             let (b, w) = (pos.score(Color::Black), pos.score(Color::White));
             let verdict = match pos.winner() {
                 Some(c) => format!("{c} wins {b}-{w}"),
                 None => format!("draw {b}-{w}"),
             };
-            writeln!(out, "game over: {verdict}")?;
-            break;
+            writeln!(self.out, "game over: {verdict}")?;
+            return Ok(Turn::End);
         }
         let side = pos.side_to_move();
-        let seat = match side {
-            Color::Black => &mut seats[0],
-            Color::White => &mut seats[1],
-        };
-        let player = match seat {
-            Seat::Computer(player) => {
-                let a = player.analyse(&pos);
-                writeln!(out, "{side} ({}) plays {}", player.spec(), a.best_move)?;
-                pos.try_play(a.best_move)
-                    .with_context(|| format!("{} chose an illegal move", player.spec()))?;
-                history.push(a.best_move);
-                redraw = true;
-                continue;
-            }
-            Seat::Human => side,
-        };
-        if !pos.can_move(player) {
-            writeln!(out, "{player} has no move and passes")?;
-            pos.play(Move::PASS);
-            history.push(Move::PASS);
-            redraw = true;
-            continue;
+        if let Seat::Computer(player) = &mut self.seats[side as usize] {
+            let a = player.analyse(&pos);
+            writeln!(self.out, "{side} ({}) plays {}", player.spec(), a.best_move)?;
+            pos.check_move(a.best_move)
+                .with_context(|| format!("{} chose an illegal move", player.spec()))?;
+            return Ok(self.play(a.best_move));
         }
-        write!(out, "{player} to move ({} moves)> ", pos.legal_move_count())?;
-        out.flush()?;
-        let Some(line) = read_command(&mut input)? else {
-            writeln!(out, "\nend of input: stopping the game")?;
-            break;
+        if !pos.can_move(side) {
+            writeln!(self.out, "{side} has no move and passes")?;
+            return Ok(self.play(Move::PASS));
+        }
+        write!(
+            self.out,
+            "{side} to move ({} moves)> ",
+            pos.legal_move_count()
+        )?;
+        self.out.flush()?;
+        let Some(line) = read_command(input)? else {
+            writeln!(self.out, "\nend of input: stopping the game")?;
+            return Ok(Turn::End);
         };
-        match line.trim() {
+        self.command(line.trim())
+    }
+
+    /// What a person typed: a command or a move.
+    fn command(&mut self, text: &str) -> Result<Turn> {
+        match text {
             "" => {}
-            "help" | "?" => writeln!(out, "{HELP}")?,
-            "quit" | "exit" => break,
+            "help" | "?" => writeln!(self.out, "{HELP}")?,
+            "quit" | "exit" => return Ok(Turn::End),
             "moves" => {
-                let moves: Vec<String> = pos.legal_moves().iter().map(Move::to_string).collect();
-                writeln!(out, "{}", moves.join(" "))?;
+                let moves: Vec<String> =
+                    self.pos.legal_moves().iter().map(Move::to_string).collect();
+                writeln!(self.out, "{}", moves.join(" "))?;
             }
             "hint" => {
-                let hinter = hint_player
+                let hinter = self
+                    .hint_player
                     .get_or_insert_with(|| from_spec(HINT_SPEC).expect("the hint spec is valid"));
-                let a = hinter.analyse(&pos);
+                let a = hinter.analyse(&self.pos);
                 writeln!(
-                    out,
+                    self.out,
                     "hint: {} (expected line {})",
                     a.best_move,
                     line_text(&a.pv)
                 )?;
             }
             "undo" => {
-                if undo_to_human(&mut pos, &mut history, &seats, start) {
-                    redraw = true;
-                } else {
-                    writeln!(out, "nothing to undo")?;
+                if undo_to_human(&mut self.pos, &mut self.history, &self.seats, &self.start) {
+                    return Ok(Turn::Moved);
                 }
+                writeln!(self.out, "nothing to undo")?;
             }
             text => match text.parse::<Move>() {
-                Err(e) => writeln!(out, "{e}; type help for help")?,
-                Ok(m) => match pos.try_play(m) {
-                    Err(e) => writeln!(out, "illegal: {e}")?,
-                    Ok(()) => {
-                        history.push(m);
-                        redraw = true;
-                    }
+                Err(e) => writeln!(self.out, "{e}; type help for help")?,
+                Ok(m) => match self.pos.check_move(m) {
+                    Err(e) => writeln!(self.out, "illegal: {e}")?,
+                    Ok(()) => return Ok(self.play(m)),
                 },
             },
         }
+        Ok(Turn::Stay)
     }
-    if let Some(path) = save {
-        let mut record = GameRecord::from_moves(&history);
-        if *start != Position::START {
-            record.start = Some(start.to_text());
+
+    /// Writes the game as a JSON record to `path`.
+    fn save(&mut self, path: &str, black: &str, white: &str) -> Result<()> {
+        let mut record = GameRecord::from_moves(&self.history);
+        if self.start != Position::START {
+            record.start = Some(self.start.to_text());
         }
         record.metadata.insert("black".into(), black.into());
         record.metadata.insert("white".into(), white.into());
         record
             .metadata
-            .insert("result".into(), result_text(&pos).into());
+            .insert("result".into(), result_text(&self.pos).into());
         std::fs::write(path, record.to_json() + "\n")
             .with_context(|| format!("cannot write {path}"))?;
-        writeln!(out, "saved the game to {path}")?;
+        writeln!(self.out, "saved the game to {path}")?;
+        Ok(())
     }
-    Ok(String::new())
 }
 
 fn line_text(pv: &[Move]) -> String {

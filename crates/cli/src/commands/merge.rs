@@ -1,13 +1,16 @@
 //! `yolah merge`: the shards of a run played with `--shard`, joined into
 //! what one run gives. The kind of run is read off the first file.
 
-use crate::measure::{stats_json, stats_text};
+use super::random_games::{stats_json, stats_text};
+use super::tournament::{anchor_index, standings_text};
 use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
 use serde::Deserialize;
 use std::io::Read;
 use yolah::playout::RandomGamesStats;
 use yolah_lab::selfplay;
 use yolah_lab::shard::{complete, Shard};
+use yolah_lab::tournament;
 
 /// What a shard file holds.
 enum Kind {
@@ -41,44 +44,107 @@ fn kind(path: &str) -> Result<Kind> {
     }
 }
 
-pub fn merge_command(
-    files: &[String],
-    out: Option<&str>,
+/// `yolah merge`'s arguments.
+#[derive(Args)]
+pub struct MergeArgs {
+    /// The shard files, in any order.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// The merged file (tournaments and self-play); a tournament file
+    /// already there keeps its games and gains the others.
+    #[arg(long)]
+    out: Option<String>,
+    /// For tournaments: the player whose rating is 0 (default: the first).
+    #[arg(long)]
+    anchor: Option<String>,
+    /// For tournaments: print the table even when games are missing
+    /// (otherwise that is an error, after the merge is written).
+    #[arg(long)]
+    partial: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+impl MergeArgs {
+    /// Merges the files into what one run gives, and returns what `merge` prints.
+    pub fn run(self) -> Result<String> {
+        let (files, out, json) = (&self.files, self.out.as_deref(), self.json);
+        let first = files.first().ok_or_else(|| anyhow!("no files to merge"))?;
+        let need_out = |what: &str| out.ok_or_else(|| anyhow!("merging {what} needs --out FILE"));
+        match kind(first)? {
+            Kind::Tournament => merge_tournaments(
+                files,
+                need_out("tournaments")?,
+                self.anchor.as_deref(),
+                self.partial,
+                json,
+            ),
+            Kind::Selfplay => {
+                let out = need_out("self-play shards")?;
+                let m = selfplay::merge(files, out)?;
+                if json {
+                    return Ok(format!(
+                        "{}\n",
+                        serde_json::json!({"player": m.player, "games": m.games, "seed": m.seed,
+                                           "positions": m.positions, "shards": files.len(), "out": out})
+                    ));
+                }
+                Ok(format!(
+                    "{} positions from {} games of {} written to {out} (merged from {} shards)\n",
+                    m.positions,
+                    m.games,
+                    m.player,
+                    files.len()
+                ))
+            }
+            Kind::RandomGames => {
+                if out.is_some() {
+                    bail!("random-games shards merge into counts on standard output: no --out");
+                }
+                merge_random_games(files, json)
+            }
+        }
+    }
+}
+
+/// `yolah merge` of tournament files: the union of their games in `out`,
+/// and the table; missing games are an error unless `partial`.
+fn merge_tournaments(
+    inputs: &[String],
+    out: &str,
     anchor: Option<&str>,
     partial: bool,
     json: bool,
 ) -> Result<String> {
-    let first = files.first().ok_or_else(|| anyhow!("no files to merge"))?;
-    let need_out = |what: &str| out.ok_or_else(|| anyhow!("merging {what} needs --out FILE"));
-    match kind(first)? {
-        Kind::Tournament => {
-            crate::rank::merge_tournaments(files, need_out("tournaments")?, anchor, partial, json)
-        }
-        Kind::Selfplay => {
-            let out = need_out("self-play shards")?;
-            let m = selfplay::merge(files, out)?;
-            if json {
-                return Ok(format!(
-                    "{}\n",
-                    serde_json::json!({"player": m.player, "games": m.games, "seed": m.seed,
-                                       "positions": m.positions, "shards": files.len(), "out": out})
-                ));
-            }
-            Ok(format!(
-                "{} positions from {} games of {} written to {out} (merged from {} shards)\n",
-                m.positions,
-                m.games,
-                m.player,
-                files.len()
-            ))
-        }
-        Kind::RandomGames => {
-            if out.is_some() {
-                bail!("random-games shards merge into counts on standard output: no --out");
-            }
-            merge_random_games(files, json)
-        }
+    // The anchor is checked before anything is written.
+    let (settings, _, _) = tournament::read(inputs.first().map_or("", String::as_str))?;
+    let anchor = anchor_index(&settings.players, anchor)?;
+    let merged = tournament::merge(inputs, out)?;
+    for w in &merged.warnings {
+        eprintln!("yolah: warning: {w}");
     }
+    let players = &merged.settings.players;
+    let total = tournament::total_games(&merged.settings);
+    let missing = total - merged.games.len() as u64;
+    eprintln!(
+        "{} game(s) added to {out}, which holds {} of {total}",
+        merged.added,
+        merged.games.len()
+    );
+    if missing > 0 {
+        let what = format!(
+            "{missing} of the tournament's {total} games are in none of the files \
+             (a shard missing or unfinished?); {out} holds the {} there are, and \
+             `yolah tournament` on it plays the rest",
+            merged.games.len()
+        );
+        if !partial {
+            bail!("{what}; --partial prints the table of the games there are");
+        }
+        eprintln!("yolah: warning: {what}");
+    }
+    Ok(standings_text(players, &merged.games, anchor, json))
 }
 
 /// The fields of a random-games shard's `--json` output that merging needs.

@@ -1,0 +1,211 @@
+//! `yolah match`: games between two players with alternating colours, the
+//! result and the Elo difference (A's point of view), optionally stopped by
+//! a sequential probability ratio test.
+
+use crate::progress::progress_bar;
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::json;
+use std::time::Instant;
+use yolah_lab::games::{run_match_until, Match, MatchGame, MatchSummary, TimeControl};
+use yolah_lab::ratings::{Sprt, SprtState};
+
+/// `yolah match`'s arguments.
+#[derive(Args)]
+pub struct MatchArgs {
+    /// Player A, such as mcts:time=100ms.
+    spec_a: String,
+    /// Player B.
+    spec_b: String,
+    /// Number of games (pairs share a random opening).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    games: u64,
+    /// Seed of the openings and of the players.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
+    /// Stop as soon as a sequential probability ratio test decides, as in
+    /// elo0=0,elo1=10 (alpha and beta 0.05 unless given); --games is then
+    /// the most games to play.
+    #[arg(long)]
+    sprt: Option<String>,
+    /// A clock for both players: BASE+INCREMENT in seconds, such as
+    /// 10+0.1; a move over the time left (plus 100 ms) loses on time.
+    /// Without it each player searches with its own budget.
+    #[arg(long)]
+    tc: Option<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The SPRT's verdict on the games played: (LLR, lower bound, upper
+/// bound, `H1` | `H0` | `inconclusive`).
+type SprtReport = (f64, f64, f64, &'static str);
+
+impl MatchArgs {
+    /// Plays the match and returns what `match` prints.
+    pub fn run(self) -> Result<String> {
+        let tc = self
+            .tc
+            .as_deref()
+            .map(TimeControl::parse)
+            .transpose()
+            .context("--tc")?;
+        let m = Match {
+            a: &self.spec_a,
+            b: &self.spec_b,
+            games: self.games,
+            seed: self.seed,
+            tc,
+        };
+        let start = Instant::now();
+        let sprt = self
+            .sprt
+            .as_deref()
+            .map(Sprt::parse)
+            .transpose()
+            .context("--sprt")?;
+        let bar = progress_bar(m.games, "games");
+        let progress = |done: u64| bar.set_position(done);
+        let stop = |points: &[f64]| sprt.is_some_and(|t| t.state(points) != SprtState::Continue);
+        let results = run_match_until(&m, self.threads.into(), &progress, &stop)?;
+        bar.finish_and_clear();
+        let points: Vec<f64> = results.iter().map(|g| g.a_points).collect();
+        let seconds = start.elapsed().as_secs_f64();
+        let sprt_report = sprt.map(|t| {
+            let (lower, upper) = t.bounds();
+            let verdict = match t.state(&points) {
+                SprtState::AcceptH1 => "H1",
+                SprtState::AcceptH0 => "H0",
+                SprtState::Continue => "inconclusive",
+            };
+            (t.llr(&points), lower, upper, verdict)
+        });
+        let report = Report {
+            summary: MatchSummary::from_points(&points),
+            forfeits: Forfeits::of(&results),
+            seconds,
+            sprt: sprt_report,
+        };
+        Ok(if self.json {
+            report.json()
+        } else {
+            report.text(&m, &results)
+        })
+    }
+}
+
+/// Forfeits by player, and the distinct reasons.
+struct Forfeits {
+    /// A's forfeits, B's forfeits.
+    count: [u64; 2],
+    /// `A: why` or `B: why`, each once, in order of first appearance.
+    reasons: Vec<String>,
+}
+
+impl Forfeits {
+    fn of(results: &[MatchGame]) -> Forfeits {
+        let mut count = [0u64; 2];
+        let mut reasons: Vec<String> = Vec::new();
+        for g in results {
+            if let Some((color, why)) = &g.forfeit {
+                let a_lost = (*color == yolah::Color::Black) == g.a_is_black;
+                count[usize::from(!a_lost)] += 1;
+                let who = if a_lost { "A" } else { "B" };
+                let line = format!("{who}: {why}");
+                if !reasons.contains(&line) {
+                    reasons.push(line);
+                }
+            }
+        }
+        Forfeits { count, reasons }
+    }
+}
+
+/// What a match found, ready to print.
+struct Report {
+    summary: MatchSummary,
+    forfeits: Forfeits,
+    seconds: f64,
+    sprt: Option<SprtReport>,
+}
+
+impl Report {
+    /// One JSON object.
+    fn json(&self) -> String {
+        let s = &self.summary;
+        let mut obj = json!({
+            "games": s.games,
+            "a_wins": s.a_wins,
+            "b_wins": s.b_wins,
+            "draws": s.draws,
+            "a_points": s.a_points,
+            "elo_diff": s.elo_diff,
+            "elo_ci95": s.elo_ci95,
+            "seconds": self.seconds,
+            "a_forfeits": self.forfeits.count[0],
+            "b_forfeits": self.forfeits.count[1],
+            "forfeit_reasons": self.forfeits.reasons,
+        });
+        if let Some((llr, lower, upper, verdict)) = self.sprt {
+            obj["sprt"] = json!({"llr": llr, "lower": lower, "upper": upper, "result": verdict});
+        }
+        format!("{obj}\n")
+    }
+
+    /// The result in words, with the games by colour.
+    fn text(&self, m: &Match<'_>, results: &[MatchGame]) -> String {
+        let (s, seconds) = (&self.summary, self.seconds);
+        let sprt_line = match self.sprt {
+            Some((llr, lower, upper, verdict)) => {
+                let meaning = match verdict {
+                    "H1" => "accept H1 (A is stronger by elo1 or more)",
+                    "H0" => "accept H0 (A is not stronger by more than elo0)",
+                    _ => "no decision within --games",
+                };
+                format!("SPRT: LLR {llr:.2} in [{lower:.2}, {upper:.2}]: {meaning}\n")
+            }
+            None => String::new(),
+        };
+        let by_colour = |black: bool| {
+            let pts: Vec<f64> = results
+                .iter()
+                .filter(|g| g.a_is_black == black)
+                .map(|g| g.a_points)
+                .collect();
+            let c = MatchSummary::from_points(&pts);
+            format!("+{} ={} -{}", c.a_wins, c.draws, c.b_wins)
+        };
+        let forfeits = &self.forfeits;
+        format!(
+            "{} vs {}: {} games, +{} ={} -{}, {:.1} points ({:.1}%)\n\
+             A as black {}, A as white {}\n\
+             Elo difference {:+.0} ± {:.0} (95%), {seconds:.1} s\n{sprt_line}{}",
+            m.a,
+            m.b,
+            s.games,
+            s.a_wins,
+            s.draws,
+            s.b_wins,
+            s.a_points,
+            100.0 * s.a_points / s.games as f64,
+            by_colour(true),
+            by_colour(false),
+            s.elo_diff,
+            s.elo_ci95,
+            if forfeits.reasons.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "forfeits: A {}, B {}\n{}\n",
+                    forfeits.count[0],
+                    forfeits.count[1],
+                    forfeits.reasons.join("\n")
+                )
+            }
+        )
+    }
+}

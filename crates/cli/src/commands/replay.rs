@@ -1,0 +1,62 @@
+//! `yolah replay`: check a game move by move and show how it ended.
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use serde_json::json;
+use yolah::record::{GameRecord, RecordError};
+use yolah::Color;
+
+/// `yolah replay`'s arguments.
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// The game file.
+    file: String,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+impl ReplayArgs {
+    /// Replays the file and returns what `replay` prints.
+    pub fn run(self) -> Result<String> {
+        let file = &self.file;
+        // A file error names the file itself; the others say where in it.
+        let located = |e: RecordError| match e {
+            RecordError::File(_) => anyhow!(e),
+            _ => anyhow!("{file}: {e}"),
+        };
+        let record = GameRecord::load(file).map_err(located)?;
+        let end = record.replay().map_err(located)?;
+        let over = end.is_game_over();
+        let winner = match (over, end.winner()) {
+            (false, _) => None,
+            (true, Some(c)) => Some(c.name()),
+            (true, None) => Some("draw"),
+        };
+        if self.json {
+            return Ok(format!(
+                "{}\n",
+                json!({
+                    "plies": record.moves.len(),
+                    "black_score": end.score(Color::Black),
+                    "white_score": end.score(Color::White),
+                    "game_over": over,
+                    "winner": winner,
+                    "position": end.to_text(),
+                })
+            ));
+        }
+        let result = match winner {
+            None => "the game is not over".to_string(),
+            Some("draw") => "draw".to_string(),
+            Some(w) => format!("{w} wins"),
+        };
+        Ok(format!(
+            "{end}\n{} moves, all legal; {result} ({} - {})\nposition: {}\n",
+            record.moves.len(),
+            end.score(Color::Black),
+            end.score(Color::White),
+            end.to_text()
+        ))
+    }
+}

@@ -1,0 +1,68 @@
+//! `yolah selfplay`: games of a player against itself, written as training
+//! positions (search scores and results), whole or as one shard of a run.
+
+use crate::progress::progress_bar;
+use anyhow::Result;
+use clap::Args;
+use yolah_lab::selfplay;
+use yolah_lab::shard::Shard;
+
+/// `yolah selfplay`'s arguments.
+#[derive(Args)]
+pub struct SelfplayArgs {
+    /// The player, such as alphabeta:depth=4.
+    #[arg(long)]
+    player: String,
+    /// Games to play.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    games: u64,
+    /// Seed of the openings and players.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
+    /// The training file to write (format in crates/lab/src/selfplay.rs).
+    #[arg(long)]
+    out: String,
+    /// Play only shard K of N of the run (1-based, such as 2/8), for
+    /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the
+    /// shards (a shard also writes OUT.shard.json, and is skipped when
+    /// that says it is done) into what one run gives.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+}
+
+impl SelfplayArgs {
+    /// Plays the games, writes the file, and says what it holds.
+    pub fn run(self) -> Result<String> {
+        let (spec, games, seed, out) = (&self.player, self.games, self.seed, &self.out);
+        let threads = usize::from(self.threads);
+        let Some(shard) = self.shard else {
+            let bar = progress_bar(games, "games");
+            let samples =
+                selfplay::selfplay(spec, games, seed, threads, &|done| bar.set_position(done))?;
+            bar.finish_and_clear();
+            selfplay::write(out, &samples)?;
+            return Ok(format!(
+                "{} positions from {games} games of {spec} written to {out}\n",
+                samples.len()
+            ));
+        };
+        let bar = progress_bar(shard.games(games), "games");
+        let (m, played) =
+            selfplay::selfplay_shard(spec, games, seed, shard, threads, out, &|done| {
+                bar.set_position(done)
+            })?;
+        bar.finish_and_clear();
+        Ok(format!(
+            "shard {shard}: {} positions from games {}..{} of {games} of {spec} {} {out} \
+             (manifest {})\n",
+            m.positions,
+            m.first_game,
+            m.end_game,
+            if played { "written to" } else { "already in" },
+            selfplay::ShardManifest::path_for(out)
+        ))
+    }
+}

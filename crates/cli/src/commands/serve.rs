@@ -1,0 +1,146 @@
+//! `yolah serve`: the web page and WebSocket games, kept in a database so
+//! that games survive a restart.
+
+use crate::args::{parse_duration_arg, positive_number};
+use anyhow::{Context, Result};
+use clap::Args;
+use yolah_server::Limits;
+
+/// `yolah serve`'s settings: where, what, and every bound (see docs/protocol.md).
+#[derive(Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    addr: std::net::IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Computer players the page offers (default: a list from random to
+    /// alphabeta:time=2s).
+    #[arg(long, num_args = 1..)]
+    players: Vec<String>,
+    /// The database of games (SQLite), created if missing; `:memory:` keeps
+    /// nothing after the server stops.
+    #[arg(long, default_value = "yolah-games.db")]
+    db: String,
+    /// Another origin whose pages may open game connections, such as
+    /// https://example.com (the server's own always may).
+    #[arg(long, num_args = 1..)]
+    allow_origin: Vec<String>,
+    /// Games held in memory at once (in play, or finished and retained).
+    #[arg(long, default_value_t = Limits::default().max_games as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_games: u64,
+    /// Unfinished games one client address may hold.
+    #[arg(long, default_value_t = Limits::default().max_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_games_per_addr: u64,
+    /// Open connections in all.
+    #[arg(long, default_value_t = Limits::default().max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections: u64,
+    /// Open connections from one client address.
+    #[arg(long, default_value_t = Limits::default().max_connections_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    max_connections_per_addr: u64,
+    /// Watchers of one game.
+    #[arg(long, default_value_t = Limits::default().max_watchers as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    max_watchers: u64,
+    /// Computer searches running at once (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    search_threads: Option<u16>,
+    /// Threads each computer search takes when its spec does not say
+    /// threads= (default: every core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads_per_search: Option<u16>,
+    /// How long finished or abandoned games stay in memory (they stay in the
+    /// database), such as 600s.
+    #[arg(long, default_value = "600s", value_parser = parse_duration_arg)]
+    retention: std::time::Duration,
+    /// A WebSocket silent this long (not even answering pings) is closed.
+    #[arg(long, default_value = "60s", value_parser = parse_duration_arg)]
+    idle_timeout: std::time::Duration,
+    /// Time a client has to send a request's head.
+    #[arg(long, default_value = "10s", value_parser = parse_duration_arg)]
+    header_timeout: std::time::Duration,
+    /// Messages queued to one connection before a client that does not read
+    /// is disconnected.
+    #[arg(long, default_value_t = Limits::default().send_queue as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    send_queue: u64,
+    /// Largest WebSocket message or frame a client may send, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_message_bytes as u64, value_parser = clap::value_parser!(u64).range(256..=1_048_576))]
+    max_message_bytes: u64,
+    /// Bytes buffered for writing to one WebSocket before it is dropped.
+    #[arg(long, default_value_t = Limits::default().max_write_buffer as u64, value_parser = clap::value_parser!(u64).range(4_096..=1_073_741_824))]
+    max_write_buffer: u64,
+    /// Messages per second one connection may send on average.
+    #[arg(long, default_value_t = Limits::default().messages_per_second, value_parser = positive_number)]
+    messages_per_second: f64,
+    /// Messages one connection may send in a burst.
+    #[arg(long, default_value_t = Limits::default().message_burst, value_parser = positive_number)]
+    message_burst: f64,
+}
+
+impl ServeArgs {
+    /// Serves until a signal stops the server.
+    pub fn run(self) -> Result<String> {
+        let players = if self.players.is_empty() {
+            yolah_server::DEFAULT_PLAYERS
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            self.players.clone()
+        };
+        for p in &players {
+            yolah_players::from_spec(p)?;
+        }
+        let limits = self.limits();
+        let (addr, port) = (self.addr, self.port);
+        let config = yolah_server::Config {
+            players,
+            db: self.db,
+            allowed_origins: self.allow_origin,
+            limits,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind((addr, port))
+                .await
+                .with_context(|| format!("cannot listen on {addr}:{port}"))?;
+            let local = listener.local_addr()?;
+            eprintln!(
+                "yolah: serving http://{local}/ (games in {}; Ctrl-C to stop)",
+                config.db
+            );
+            yolah_server::serve_until_signal(listener, config).await?;
+            Ok(String::new())
+        })
+    }
+
+    /// The server's bounds, as given or by default.
+    fn limits(&self) -> Limits {
+        let defaults = Limits::default();
+        Limits {
+            max_games: self.max_games as usize,
+            max_games_per_addr: self.max_games_per_addr as usize,
+            max_connections: self.max_connections as usize,
+            max_connections_per_addr: self.max_connections_per_addr as usize,
+            max_watchers: self.max_watchers as usize,
+            search_threads: self
+                .search_threads
+                .map_or(defaults.search_threads, usize::from),
+            threads_per_search: self
+                .threads_per_search
+                .map_or(defaults.threads_per_search, usize::from),
+            retention: self.retention,
+            idle_timeout: self.idle_timeout,
+            ping_interval: defaults.ping_interval.min(self.idle_timeout / 3),
+            header_timeout: self.header_timeout,
+            send_queue: self.send_queue as usize,
+            max_message_bytes: self.max_message_bytes as usize,
+            max_write_buffer: self.max_write_buffer as usize,
+            messages_per_second: self.messages_per_second,
+            message_burst: self.message_burst,
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! `yolah solve`: the exact outcome of a position, and `--bench`
+//! ([`bench`]), which checks the solver against plain alpha-beta on
+//! endgames it makes itself and reports how many fewer nodes it needs.
+
+use crate::args::{parse_duration_arg, StartArgs};
+use anyhow::{bail, Result};
+use clap::Args;
+
+mod bench;
+use serde_json::json;
+use std::time::Duration;
+use yolah::{Color, Position};
+use yolah_players::solve::{Limits, Solution, Solver};
+use yolah_players::Stop;
+
+/// `yolah solve`'s arguments.
+#[derive(Args)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    start: StartArgs,
+    /// Give up after this long (default: never), like 10s.
+    #[arg(long, value_parser = parse_duration_arg, conflicts_with = "bench")]
+    time: Option<std::time::Duration>,
+    /// Solve this many endgames both ways and compare.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000), conflicts_with_all = ["moves", "position"])]
+    bench: Option<u64>,
+    /// Seed of the bench's random games.
+    #[arg(long, default_value_t = 1, requires = "bench")]
+    seed: u64,
+    /// The bench's endgames are at least this many plies before the end of their game.
+    #[arg(long, default_value_t = 20, requires = "bench", value_parser = clap::value_parser!(u64).range(1..=120))]
+    min_plies: u64,
+    /// Plain alpha-beta's node limit in the bench: endgames it cannot
+    /// solve within it are left out.
+    #[arg(long, default_value_t = 5_000_000, requires = "bench", value_parser = clap::value_parser!(u64).range(1..))]
+    plain_nodes: u64,
+    /// Bench worker threads.
+    #[arg(long, default_value_t = 1, requires = "bench", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+impl SolveArgs {
+    /// Solves the position, or runs the bench, and returns what `solve` prints.
+    pub fn run(self) -> Result<String> {
+        match self.bench {
+            None => solve_command(&self.start.position()?, self.time, self.json),
+            Some(positions) => bench::bench_command(
+                &bench::BenchSettings {
+                    positions: positions as usize,
+                    seed: self.seed,
+                    min_plies: self.min_plies as usize,
+                    plain_nodes: self.plain_nodes,
+                    threads: self.threads.into(),
+                },
+                self.json,
+            ),
+        }
+    }
+}
+
+/// The word for a margin's sign.
+fn result_word(margin: i32) -> &'static str {
+    match margin.signum() {
+        1 => "win",
+        0 => "draw",
+        _ => "loss",
+    }
+}
+
+fn colour_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+/// Solves `pos`, giving up after `time` if one is set.
+fn solve_command(pos: &Position, time: Option<Duration>, json: bool) -> Result<String> {
+    if pos.is_game_over() {
+        bail!(
+            "the game is over ({} {}, {} {}): nothing to solve",
+            colour_name(Color::Black),
+            pos.score(Color::Black),
+            colour_name(Color::White),
+            pos.score(Color::White)
+        );
+    }
+    let limits = Limits { nodes: None, time };
+    let mut solver = Solver::new();
+    let Some(s) = solver.solve_within(pos, limits, &Stop::new()) else {
+        bail!(
+            "not solved within {:.1} s ({} nodes); give it more --time",
+            time.unwrap_or_default().as_secs_f64(),
+            solver.nodes()
+        );
+    };
+    Ok(if json {
+        format!("{}\n", solution_json(&s))
+    } else {
+        let side = pos.side_to_move();
+        let mut end = *pos;
+        for &m in &s.pv {
+            end.play(m);
+        }
+        let pv: Vec<String> = s.pv.iter().map(|m| m.to_string()).collect();
+        format!(
+            "{pos}\n{} to move: {} by {} ({} {}, {} {} with best play)\n\
+             best move {}\nline {}\n{} nodes, {:.3} s\n",
+            colour_name(side),
+            result_word(s.margin),
+            s.margin.abs(),
+            colour_name(Color::Black),
+            end.score(Color::Black),
+            colour_name(Color::White),
+            end.score(Color::White),
+            s.best_move,
+            pv.join(" "),
+            s.nodes,
+            s.seconds
+        )
+    })
+}
+
+fn solution_json(s: &Solution) -> serde_json::Value {
+    let pv: Vec<String> = s.pv.iter().map(|m| m.to_string()).collect();
+    json!({
+        "result": result_word(s.margin),
+        "margin": s.margin,
+        "best_move": s.best_move.to_string(),
+        "pv": pv,
+        "nodes": s.nodes,
+        "seconds": s.seconds,
+    })
+}

@@ -1,0 +1,93 @@
+//! `yolah train`: fit the evaluation network to self-play positions
+//! (cargo feature `train`, with candle).
+
+use anyhow::{bail, Result};
+use clap::Args;
+
+/// `yolah train`'s arguments.
+#[derive(Args)]
+#[cfg_attr(not(feature = "train"), allow(dead_code))]
+pub struct TrainArgs {
+    /// Training files from `yolah selfplay`.
+    #[arg(long, num_args = 1.., required = true)]
+    data: Vec<String>,
+    /// Where the network goes (net.bin format).
+    #[arg(long)]
+    out: String,
+    /// Passes over the data.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    epochs: u64,
+    /// Seed of initialisation and shuffling.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Weight of the game result in the target; the rest is the search score.
+    #[arg(long, default_value_t = 0.3)]
+    lambda: f32,
+    /// Show every position as it is, not in a random one of its eight
+    /// symmetric images.
+    #[arg(long)]
+    no_symmetries: bool,
+    /// Keep one sample of each position (up to symmetry): the first.
+    #[arg(long)]
+    dedup: bool,
+    /// Width of the network's first layer: a multiple of 16 up to 128
+    /// (the nets before gen2 have 64).
+    #[arg(long, default_value_t = 128)]
+    width: usize,
+}
+
+impl TrainArgs {
+    /// Without the `train` feature there is no training.
+    #[cfg(not(feature = "train"))]
+    pub fn run(self) -> Result<String> {
+        bail!("this yolah was built without training (cargo feature `train` of yolah-cli)")
+    }
+
+    /// Trains the network, printing each epoch's losses, and writes it.
+    #[cfg(feature = "train")]
+    pub fn run(self) -> Result<String> {
+        use anyhow::Context;
+        use yolah_lab::selfplay::{self, Sample};
+        use yolah_lab::train::{train, TrainConfig};
+        use yolah_players::nn::{hidden1_rule, valid_hidden1};
+        let (files, out, lambda, width) = (&self.data, &self.out, self.lambda, self.width);
+        if !(0.0..=1.0).contains(&lambda) {
+            bail!("--lambda {lambda} must lie between 0 and 1");
+        }
+        if !valid_hidden1(width) {
+            bail!("--width {width} must be {}", hidden1_rule());
+        }
+        let mut samples: Vec<Sample> = Vec::new();
+        for f in files {
+            samples.extend(selfplay::read(f)?);
+        }
+        if samples.is_empty() {
+            bail!("no positions in {files:?}");
+        }
+        if self.dedup {
+            let dropped = selfplay::dedup(&mut samples);
+            eprintln!("dropped {dropped} repeated positions");
+        }
+        eprintln!("training on {} positions", samples.len());
+        let config = TrainConfig {
+            epochs: self.epochs as usize,
+            seed: self.seed,
+            lambda,
+            symmetries: !self.no_symmetries,
+            hidden1: width,
+            ..TrainConfig::default()
+        };
+        let start = std::time::Instant::now();
+        let net = train(&samples, &config, &mut |r| {
+            println!(
+                "epoch {:>3}: train loss {:.5}, validation loss {:.5} ({:.0} s)",
+                r.epoch,
+                r.train_loss,
+                r.validation_loss,
+                start.elapsed().as_secs_f64()
+            )
+        })?;
+        std::fs::write(out, net.to_bytes()).with_context(|| format!("cannot write {out}"))?;
+        Ok(format!("network written to {out}\n"))
+    }
+}
