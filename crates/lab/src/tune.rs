@@ -15,8 +15,8 @@ use std::fmt;
 use yolah::file::{read_text_limited, FileError};
 use yolah::rng::{game_seed, splitmix64};
 use yolah::Rng;
-use yolah_players::alphabeta::AlphaBeta;
 use yolah_players::eval::Weights;
+use yolah_players::AlphaBeta;
 use yolah_players::Budget;
 
 /// The largest checkpoint file [`Checkpoint::load`] reads.

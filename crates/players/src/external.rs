@@ -13,7 +13,10 @@
 //! process. What went wrong is reported as a [`Forfeit`] by
 //! [`crate::Player::try_search`], so that a game can be adjudicated.
 
-use crate::{Analysis, Budget, Forfeit, Player, Score, Search, Spec, SpecError};
+use crate::budget::Budget;
+use crate::player::{Analysis, Forfeit, Player, Search};
+use crate::score::Score;
+use crate::spec::{FromSpec, Spec, SpecError};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -94,33 +97,38 @@ pub struct ExternalEngine {
     new_game: bool,
 }
 
-impl ExternalEngine {
-    pub(crate) fn from_spec(spec: &Spec) -> Result<ExternalEngine, SpecError> {
+impl FromSpec for ExternalEngine {
+    fn keys() -> Vec<&'static str> {
         // seed= is accepted (matches give every player one) and not sent:
         // an engine has its own randomness.
-        spec.allow(&["cmd", "name", "time", "depth", "nodes", "timeout", "seed"])?;
+        vec!["cmd", "name", "time", "depth", "nodes", "timeout", "seed"]
+    }
+
+    fn from_spec(spec: &Spec) -> Result<ExternalEngine, SpecError> {
         let cmd = spec
-            .text("cmd")
-            .ok_or_else(|| spec.error("engine needs cmd=PROGRAM (with its arguments)"))?;
+            .value("cmd")
+            .ok_or_else(|| spec.conflict("engine needs cmd=PROGRAM (with its arguments)"))?;
         let mut words = cmd.split_whitespace().map(str::to_string);
-        let program = words.next().ok_or_else(|| spec.error("cmd= is empty"))?;
+        let program = words
+            .next()
+            .ok_or_else(|| spec.bad_value("cmd", cmd, "is empty"))?;
         let budget = match (spec.time()?, spec.number("depth")?, spec.number("nodes")?) {
             (None, None, None) => None,
             (Some(t), None, None) => Some(Budget::Time(t)),
             (None, Some(d), None) if (1..=120).contains(&d) => Some(Budget::Depth(d as u32)),
             (None, None, Some(n)) if n > 0 => Some(Budget::Count(n)),
             _ => {
-                return Err(spec.error("give at most one of time=, depth= (1 to 120), nodes= (> 0)"))
+                return Err(
+                    spec.conflict("give at most one of time=, depth= (1 to 120), nodes= (> 0)")
+                )
             }
         };
-        let timeout = match spec.text("timeout") {
-            Some(t) => crate::parse_duration(t)
-                .ok_or_else(|| spec.error(format!("timeout={t} is not a duration like 30s")))?,
-            None => Duration::from_secs(60),
-        };
+        let timeout = spec
+            .duration("timeout", "30s")?
+            .unwrap_or(Duration::from_secs(60));
         Ok(ExternalEngine {
-            spec: spec.text.to_string(),
-            name: spec.text("name").unwrap_or(&program).to_string(),
+            spec: spec.text().to_string(),
+            name: spec.value("name").unwrap_or(&program).to_string(),
             program,
             args: words.collect(),
             budget,
@@ -129,7 +137,9 @@ impl ExternalEngine {
             new_game: true,
         })
     }
+}
 
+impl ExternalEngine {
     /// The engine's name (`name=`, or its program).
     pub fn name(&self) -> &str {
         &self.name

@@ -1,17 +1,12 @@
 //! Flat Monte Carlo: random playouts after each legal move, best mean wins.
 
-use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
-use yolah::playout::Playout;
-use yolah::{Color, Move, Position, Rng};
-
-/// Plays `pos` out with random moves and returns `color`'s points: 1 win,
-/// ½ draw, 0 loss.
-#[inline]
-pub(crate) fn playout(pos: &Position, color: Color, rng: &mut Rng) -> f64 {
-    let mut game = Playout::new(*pos);
-    while game.step(rng).is_some() {}
-    game.position().outcome().points(color)
-}
+use crate::budget::{Budget, Clock};
+use crate::limits::REPORT_EVERY;
+use crate::player::{Analysis, Player, Search};
+use crate::score::Score;
+use crate::spec::{FromSpec, Spec, SpecError};
+use yolah::playout::random_game;
+use yolah::{Move, Position, Rng};
 
 /// Flat Monte Carlo player.
 pub struct MonteCarlo {
@@ -29,12 +24,17 @@ impl MonteCarlo {
             rng: Rng::new(seed),
         }
     }
+}
 
-    pub(crate) fn from_spec(spec: &Spec) -> Result<MonteCarlo, SpecError> {
-        spec.allow(&["playouts", "time", "seed"])?;
+impl FromSpec for MonteCarlo {
+    fn keys() -> Vec<&'static str> {
+        vec!["playouts", "time", "seed"]
+    }
+
+    fn from_spec(spec: &Spec) -> Result<MonteCarlo, SpecError> {
         let budget = spec.budget("playouts", Budget::Count(20_000))?;
         let mut player = MonteCarlo::new(budget, spec.seed()?);
-        player.spec = spec.text.to_string();
+        player.spec = spec.text().to_string();
         Ok(player)
     }
 }
@@ -76,11 +76,11 @@ impl Player for MonteCarlo {
                     if done {
                         break 'search;
                     }
-                    *total += playout(child, me, &mut self.rng);
+                    *total += random_game(*child, &mut self.rng).outcome().points(me);
                     runs += 1;
                 }
                 rounds += 1;
-                if search.progress.is_some() && clock.elapsed() >= reported + Search::REPORT_EVERY {
+                if search.progress.is_some() && clock.elapsed() >= reported + REPORT_EVERY {
                     reported = clock.elapsed();
                     let now = summary(&children, &totals, runs, rounds, &clock);
                     search.report(&now);

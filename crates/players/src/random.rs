@@ -1,6 +1,9 @@
 //! The uniform random player.
 
-use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
+use crate::budget::{Budget, Clock};
+use crate::player::{Analysis, Player, Search};
+use crate::score::Score;
+use crate::spec::{FromSpec, Spec, SpecError};
 use yolah::{Position, Rng};
 
 /// Plays a uniformly random legal move.
@@ -17,11 +20,16 @@ impl RandomPlayer {
             rng: Rng::new(seed),
         }
     }
+}
 
-    pub(crate) fn from_spec(spec: &Spec) -> Result<RandomPlayer, SpecError> {
-        spec.allow(&["seed"])?;
+impl FromSpec for RandomPlayer {
+    fn keys() -> Vec<&'static str> {
+        vec!["seed"]
+    }
+
+    fn from_spec(spec: &Spec) -> Result<RandomPlayer, SpecError> {
         let mut player = RandomPlayer::new(spec.seed()?);
-        player.spec = spec.text.to_string();
+        player.spec = spec.text().to_string();
         Ok(player)
     }
 }

@@ -1,12 +1,12 @@
-//! Player specs: `NAME[:key=value,…]`, parsed and checked against the keys
-//! each player takes, with errors that name the bad part.
+//! Player specs: `NAME[:key=value,…]`, parsed into a [`Spec`] whose typed
+//! accessors (seed, threads, budget, network, numbers, durations) check
+//! each value, with errors that name the bad part. Each player builds
+//! itself from a parsed spec ([`FromSpec`]); which names mean which player
+//! is the registry's business, not this module's.
 
-use crate::alphabeta::{self, AlphaBeta};
-use crate::mc::MonteCarlo;
-use crate::mcts::Mcts;
+use crate::budget::Budget;
+use crate::limits::MAX_THREADS;
 use crate::nn::{FloatNet, QuantNet};
-use crate::random::RandomPlayer;
-use crate::{Budget, Player};
 use std::fmt;
 use std::time::Duration;
 
@@ -22,16 +22,26 @@ impl fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
-/// A parsed spec: the name and its `key=value` options, checked against
-/// the keys a player accepts.
+/// A player that builds itself from a parsed spec.
+pub(crate) trait FromSpec: Sized {
+    /// The keys the player takes; any other is refused before
+    /// [`FromSpec::from_spec`] is called.
+    fn keys() -> Vec<&'static str>;
+
+    /// The player of `spec`, whose keys are all among [`FromSpec::keys`].
+    fn from_spec(spec: &Spec) -> Result<Self, SpecError>;
+}
+
+/// A parsed spec: the name and its `key=value` options, each key once.
 #[derive(Debug)]
 pub(crate) struct Spec<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) name: &'a str,
+    text: &'a str,
+    name: &'a str,
     options: Vec<(&'a str, &'a str)>,
 }
 
 impl<'a> Spec<'a> {
+    /// Splits `text` into its name and options.
     pub(crate) fn parse(text: &'a str) -> Result<Spec<'a>, SpecError> {
         let (name, rest) = text.split_once(':').unwrap_or((text, ""));
         let mut options = Vec::new();
@@ -51,8 +61,36 @@ impl<'a> Spec<'a> {
         })
     }
 
-    pub(crate) fn error(&self, message: impl fmt::Display) -> SpecError {
+    /// The whole spec, as given.
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The player's name: what comes before the `:`.
+    pub(crate) fn name(&self) -> &'a str {
+        self.name
+    }
+
+    /// The error `message` about this spec.
+    fn error(&self, message: impl fmt::Display) -> SpecError {
         SpecError(format!("{:?}: {message}", self.text))
+    }
+
+    /// The name is no player's; `known` lists those that are.
+    pub(crate) fn unknown_player(&self, known: &str) -> SpecError {
+        self.error(format!("unknown player {:?} ({known})", self.name))
+    }
+
+    /// `key=value` is not what `key` takes: `value` `reason` (such as "is
+    /// not a whole number").
+    pub(crate) fn bad_value(&self, key: &str, value: impl fmt::Display, reason: &str) -> SpecError {
+        self.error(format!("{key}={value} {reason}"))
+    }
+
+    /// Options that cannot go together, or a missing one: `message` says
+    /// what to give instead.
+    pub(crate) fn conflict(&self, message: &str) -> SpecError {
+        self.error(message)
     }
 
     /// Fails on keys outside `allowed`.
@@ -67,62 +105,97 @@ impl<'a> Spec<'a> {
         }
     }
 
-    fn get(&self, key: &str) -> Option<&'a str> {
+    /// The value of `key` as typed, if given.
+    pub(crate) fn value(&self, key: &str) -> Option<&'a str> {
         self.options
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| *v)
     }
 
+    /// `seed=` (0 when not given).
     pub(crate) fn seed(&self) -> Result<u64, SpecError> {
         self.number("seed").map(|s| s.unwrap_or(0))
     }
 
+    /// `threads=`, from 1 to [`MAX_THREADS`] (1 when not given).
+    pub(crate) fn threads(&self) -> Result<usize, SpecError> {
+        match self.number("threads")? {
+            None => Ok(1),
+            Some(n) if (1..=MAX_THREADS as u64).contains(&n) => Ok(n as usize),
+            Some(n) => {
+                Err(self.bad_value("threads", n, &format!("must be from 1 to {MAX_THREADS}")))
+            }
+        }
+    }
+
+    /// `key=` as a whole number, if given.
     pub(crate) fn number(&self, key: &str) -> Result<Option<u64>, SpecError> {
-        self.get(key)
+        self.value(key)
             .map(|v| {
                 v.parse::<u64>()
-                    .map_err(|_| self.error(format!("{key}={v} is not a whole number")))
+                    .map_err(|_| self.bad_value(key, v, "is not a whole number"))
             })
             .transpose()
     }
 
+    /// `key=` as a finite number at least 0, if given.
     pub(crate) fn float(&self, key: &str) -> Result<Option<f64>, SpecError> {
-        self.get(key)
+        self.value(key)
             .map(|v| {
                 v.parse::<f64>()
                     .ok()
                     .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| self.error(format!("{key}={v} is not a non-negative number")))
+                    .ok_or_else(|| self.bad_value(key, v, "is not a non-negative number"))
             })
             .transpose()
     }
 
-    pub(crate) fn text(&self, key: &str) -> Option<&'a str> {
-        self.get(key)
+    /// `key=` as a duration ([`parse_duration`]), if given; `example` shows
+    /// one in the error.
+    pub(crate) fn duration(&self, key: &str, example: &str) -> Result<Option<Duration>, SpecError> {
+        self.value(key)
+            .map(|t| {
+                parse_duration(t).ok_or_else(|| {
+                    self.bad_value(key, t, &format!("is not a duration like {example}"))
+                })
+            })
+            .transpose()
     }
 
     /// The `time=` option, if given.
     pub(crate) fn time(&self) -> Result<Option<Duration>, SpecError> {
-        self.get("time")
-            .map(|t| {
-                parse_duration(t).ok_or_else(|| {
-                    self.error(format!("time={t} is not a duration like 100ms or 2s"))
-                })
-            })
-            .transpose()
+        self.duration("time", "100ms or 2s")
     }
 
     /// The budget from `time=` or the count key; exactly one may be given,
     /// `default` applies when neither is.
     pub(crate) fn budget(&self, count_key: &str, default: Budget) -> Result<Budget, SpecError> {
         match (self.time()?, self.number(count_key)?) {
-            (Some(_), Some(_)) => Err(self.error(format!("give time= or {count_key}=, not both"))),
+            (Some(_), Some(_)) => {
+                Err(self.conflict(&format!("give time= or {count_key}=, not both")))
+            }
             (Some(t), None) => Ok(Budget::Time(t)),
-            (None, Some(0)) => Err(self.error(format!("{count_key}=0 leaves nothing to search"))),
+            (None, Some(0)) => Err(self.bad_value(count_key, 0, "leaves nothing to search")),
             (None, Some(n)) => Ok(Budget::Count(n)),
             (None, None) => Ok(default),
         }
+    }
+
+    /// The network of `net=FILE`, or the shipped one.
+    pub(crate) fn net(&self) -> Result<QuantNet, SpecError> {
+        match self.value("net") {
+            Some(path) => {
+                let float = FloatNet::load(path).map_err(|e| self.error(e))?;
+                QuantNet::new(&float).map_err(|e| self.error(e))
+            }
+            None => Ok(QuantNet::default_net()),
+        }
+    }
+
+    /// A file named by `key=` could not be used: `error` says why.
+    pub(crate) fn bad_file(&self, _key: &str, error: impl fmt::Display) -> SpecError {
+        self.error(error)
     }
 }
 
@@ -144,53 +217,6 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         .then(|| Duration::from_secs_f64(seconds))
 }
 
-/// The player names `from_spec` knows.
-pub const PLAYER_NAMES: [&str; 5] = ["random", "mc", "mcts", "alphabeta", "nn"];
-
-/// `nn`: alpha-beta with the network evaluation (`net=FILE` for another
-/// network than the shipped one).
-fn nn_from_spec(spec: &Spec) -> Result<AlphaBeta<QuantNet>, SpecError> {
-    let keys = ["depth", "nodes", "time", "threads", "net", "seed"];
-    spec.allow(&[&keys[..], &alphabeta::OPTION_KEYS[..]].concat())?;
-    let budget = alphabeta::parse_budget(spec)?;
-    let net = load_net(spec)?;
-    let mut player = AlphaBeta::with_evaluator(budget, net, spec.seed()?);
-    player.set_spec(spec.text);
-    player.set_threads(alphabeta::parse_threads(spec)?);
-    player.set_options(alphabeta::parse_options(spec)?);
-    Ok(player)
-}
-
-/// The network named by the spec's `net=FILE`, or the shipped one.
-pub(crate) fn load_net(spec: &Spec) -> Result<QuantNet, SpecError> {
-    match spec.text("net") {
-        Some(path) => {
-            let float = FloatNet::load(path).map_err(|e| spec.error(e))?;
-            QuantNet::new(&float).map_err(|e| spec.error(e))
-        }
-        None => Ok(QuantNet::default_net()),
-    }
-}
-
-/// Builds a player from its spec, such as `mcts:time=100ms,c=1.2,seed=3`.
-pub fn from_spec(text: &str) -> Result<Box<dyn Player>, SpecError> {
-    let spec = Spec::parse(text.trim())?;
-    Ok(match spec.name {
-        "random" => Box::new(RandomPlayer::from_spec(&spec)?),
-        "mc" => Box::new(MonteCarlo::from_spec(&spec)?),
-        "mcts" => Box::new(Mcts::from_spec(&spec)?),
-        "alphabeta" => Box::new(AlphaBeta::from_spec(&spec)?),
-        "nn" => Box::new(nn_from_spec(&spec)?),
-        "engine" => Box::new(crate::external::ExternalEngine::from_spec(&spec)?),
-        other => {
-            return Err(spec.error(format!(
-                "unknown player {other:?} (players: {}, engine:cmd=PROGRAM)",
-                PLAYER_NAMES.join(", ")
-            )))
-        }
-    })
-}
-
 /// The spec with its `seed=` replaced by `seed` (added if absent): how a
 /// match gives every game its own, reproducible randomness.
 pub fn with_seed(text: &str, seed: u64) -> String {
@@ -202,39 +228,6 @@ pub fn with_seed(text: &str, seed: u64) -> String {
         .collect();
     parts.push(format!("seed={seed}"));
     format!("{name}:{}", parts.join(","))
-}
-
-/// The players that take `threads=`.
-const THREADED: [&str; 3] = ["alphabeta", "nn", "mcts"];
-
-/// `text` searching on `threads` threads unless it says how many itself (or
-/// its player has a single thread): what `yolah play` and `yolah serve` do
-/// with every core.
-///
-/// ```
-/// use yolah_players::with_default_threads;
-///
-/// assert_eq!(with_default_threads("nn:time=1s", 4), "nn:time=1s,threads=4");
-/// assert_eq!(with_default_threads("mcts", 2), "mcts:threads=2");
-/// assert_eq!(with_default_threads("nn:threads=1", 4), "nn:threads=1");
-/// assert_eq!(with_default_threads("random", 4), "random");
-/// ```
-pub fn with_default_threads(text: &str, threads: usize) -> String {
-    let (name, rest) = text.split_once(':').unwrap_or((text, ""));
-    let told = rest.split(',').any(|p| p.trim().starts_with("threads="));
-    if told || !THREADED.contains(&name.trim()) || threads <= 1 {
-        return text.to_string();
-    }
-    if rest.is_empty() {
-        format!("{name}:threads={threads}")
-    } else {
-        format!("{name}:{rest},threads={threads}")
-    }
-}
-
-/// The machine's cores (1 if it cannot tell).
-pub fn available_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 #[cfg(test)]
@@ -254,25 +247,20 @@ mod tests {
     }
 
     #[test]
-    fn spec_errors_are_clear() {
-        let e = |t: &str| {
-            from_spec(t)
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default()
-        };
-        assert!(e("chess").contains("unknown player"));
-        assert!(e("mc:playouts=x").contains("not a whole number"));
-        assert!(e("mc:time=5").contains("duration"));
-        assert!(e("mc:time=5ms,playouts=3").contains("not both"));
-        assert!(e("random:depth=3").contains("has no option"));
-        assert!(e("mcts:c").contains("key=value"));
-        assert!(e("mcts:seed=1,seed=2").contains("twice"));
-        assert!(e("alphabeta:depth=0").contains("depth=0"));
-        assert!(e("mcts:iterations=0").contains("nothing to search"));
-        for name in PLAYER_NAMES {
-            assert!(from_spec(name).is_ok(), "{name}");
-        }
+    fn accessors_check_their_values() {
+        let spec = Spec::parse("x:seed=4,threads=3,c=1.5,time=2s").unwrap();
+        assert_eq!(
+            (spec.name(), spec.seed(), spec.threads()),
+            ("x", Ok(4), Ok(3))
+        );
+        assert_eq!(spec.float("c"), Ok(Some(1.5)));
+        assert_eq!(spec.time(), Ok(Some(Duration::from_secs(2))));
+        assert_eq!(spec.value("nope"), None);
+        let bad = Spec::parse("x:threads=0,c=-1").unwrap();
+        assert!(bad.threads().unwrap_err().to_string().contains("threads=0"));
+        assert!(bad.float("c").unwrap_err().to_string().contains("c=-1"));
+        assert!(Spec::parse("x:a=1,a=2").is_err());
+        assert!(Spec::parse("x:a").is_err());
     }
 
     #[test]

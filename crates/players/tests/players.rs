@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 use yolah::{Color, Move, Position};
-use yolah_players::alphabeta::{AlphaBeta, SearchOptions};
 use yolah_players::eval::{evaluate, Weights, DECIDED, WIN};
 use yolah_players::{from_spec, Budget, GameClock, Player, Score, Search, Stop};
+use yolah_players::{AlphaBeta, SearchOptions};
 
 /// Plays `black` against `white` from `start` to the end, showing every
 /// position and move to `on_move`; the end and the moves.

@@ -2,9 +2,11 @@
 //! a search first asks [`Solver::result_within`] for a proven result with a
 //! share of its budget, so that a won endgame is never played by estimate.
 
+use crate::budget::{Budget, Stop};
+use crate::player::Analysis;
+use crate::score::Score;
 use crate::score::BOUND_WIN;
 use crate::solve::{Limits, Solver};
-use crate::{Analysis, Budget, Score, Stop};
 use std::time::{Duration, Instant};
 use yolah::Position;
 

@@ -2,15 +2,21 @@
 //! a transposition table, and killer and history move ordering, on one
 //! thread or several (lazy SMP).
 //!
-//! * this module: the player, its spec, and the threads of a search;
-//! * `worker`: one thread's search.
+//! * this module: the player and the threads of a search;
+//! * `options`: what a spec sets (budget, techniques, evaluation);
+//! * `worker`: one thread's search;
+//! * `endgame`: the exact solver's turn before the search.
 
+use crate::budget::{Budget, Clock, GameClock};
 use crate::eval::{Evaluator, Weights};
+use crate::limits::MAX_THREADS;
+use crate::player::{Analysis, Player, Search};
+use crate::score::Score;
 use crate::score::{DECIDED, WIN};
 use crate::solve::Solver;
 use crate::table::Table;
-use crate::{Analysis, Budget, Clock, GameClock, Player, Score, Search, Spec, SpecError};
 use endgame::Attempt;
+pub use options::SearchOptions;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 use worker::Worker;
@@ -18,6 +24,7 @@ use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, Rng};
 
 mod endgame;
+mod options;
 mod worker;
 
 /// Deepest search (a game never lasts longer than this many plies below any
@@ -25,8 +32,6 @@ mod worker;
 const MAX_PLY: usize = 128;
 /// Transposition table entries (16 bytes each): 16 MiB.
 const TT_ENTRIES: usize = 1 << 20;
-/// The most search threads a player takes.
-pub const MAX_THREADS: usize = 256;
 const INF: i32 = WIN + 1;
 
 /// Wins are stored relative to the node, not the root, so that a table hit
@@ -114,133 +119,6 @@ impl AlphaBeta<Weights> {
     /// weights.
     pub fn new(budget: Budget, weights: Weights, seed: u64) -> AlphaBeta {
         AlphaBeta::with_evaluator(budget, weights, seed)
-    }
-
-    pub(crate) fn from_spec(spec: &Spec) -> Result<AlphaBeta, SpecError> {
-        let keys = ["depth", "nodes", "time", "threads", "weights", "seed"];
-        spec.allow(&[&keys[..], &OPTION_KEYS[..]].concat())?;
-        let budget = parse_budget(spec)?;
-        let weights = match spec.text("weights") {
-            Some(name) => Weights::named_or_load(name).map_err(|e| spec.error(e))?,
-            None => Weights::default(),
-        };
-        let mut player = AlphaBeta::new(budget, weights, spec.seed()?);
-        player.spec = spec.text.to_string();
-        player.threads = parse_threads(spec)?;
-        player.options = parse_options(spec)?;
-        Ok(player)
-    }
-}
-
-/// The budget of a spec: `depth=`, `nodes=` or `time=` (depth 7 when none
-/// is given).
-pub(crate) fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
-    let depth = spec.number("depth")?;
-    let nodes = spec.number("nodes")?;
-    let time = spec.time()?;
-    Ok(match (depth, nodes, time) {
-        (None, None, None) => Budget::Depth(7),
-        (Some(d), None, None) if (1..=MAX_PLY as u64).contains(&d) => Budget::Depth(d as u32),
-        (Some(d), None, None) => {
-            return Err(spec.error(format!("depth={d} must be from 1 to {MAX_PLY}")))
-        }
-        (None, Some(0), None) => return Err(spec.error("nodes=0 leaves nothing to search")),
-        (None, Some(n), None) => Budget::Count(n),
-        (None, None, Some(t)) => Budget::Time(t),
-        _ => return Err(spec.error("give one of depth=, nodes= or time=")),
-    })
-}
-
-/// Search techniques that a spec can switch on or off (`lmr=0`, `rfp=1`,
-/// …), so that `yolah match` can measure each one against the search
-/// without it. `docs/search-log.md` records every measurement and the
-/// defaults follow it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchOptions {
-    /// Late-move reductions: moves late in the order are searched less
-    /// deep first, and again at full depth only if they beat alpha.
-    pub lmr: bool,
-    /// Reverse futility pruning: near the leaves, a node whose static
-    /// evaluation beats beta by a depth-sized margin is cut at once.
-    pub rfp: bool,
-    /// Late-move pruning: near the leaves, moves late in the order are not
-    /// searched at all.
-    pub lmp: bool,
-    /// Aspiration windows: each iteration first searches a narrow window
-    /// around the last one's score.
-    pub aspiration: bool,
-    /// Countermoves: the reply that last refuted the opponent's move is
-    /// tried right after the killers.
-    pub countermove: bool,
-    /// Time management: with a game clock, the time for a move is a target
-    /// rather than a limit. The search stops between iterations once the
-    /// best move has stayed the same long enough, and may run over the
-    /// target (up to a hard limit) while the best move keeps changing.
-    pub time_management: bool,
-    /// Ordering by evaluation: far enough from the horizon, moves that are
-    /// not the table move, a killer or the countermove are tried in the
-    /// order of the static values they leave (which weigh territory)
-    /// instead of by history.
-    pub eval_order: bool,
-}
-
-impl SearchOptions {
-    /// Every technique off: the exact alpha-beta that plain minimax checks.
-    pub const NONE: SearchOptions = SearchOptions {
-        lmr: false,
-        rfp: false,
-        lmp: false,
-        aspiration: false,
-        countermove: false,
-        time_management: false,
-        eval_order: false,
-    };
-}
-
-impl Default for SearchOptions {
-    /// What `docs/search-log.md` found worth keeping.
-    fn default() -> SearchOptions {
-        SearchOptions {
-            lmr: true,
-            rfp: true,
-            lmp: true,
-            aspiration: false,
-            countermove: false,
-            time_management: false,
-            eval_order: false,
-        }
-    }
-}
-
-/// The spec keys of [`SearchOptions`].
-pub(crate) const OPTION_KEYS: [&str; 7] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo"];
-
-/// The spec's search options (the defaults for keys not given).
-pub(crate) fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
-    let flag = |key: &str, default: bool| match spec.number(key)? {
-        None => Ok(default),
-        Some(0) => Ok(false),
-        Some(1) => Ok(true),
-        Some(n) => Err(spec.error(format!("{key}={n} must be 0 (off) or 1 (on)"))),
-    };
-    let d = SearchOptions::default();
-    Ok(SearchOptions {
-        lmr: flag("lmr", d.lmr)?,
-        rfp: flag("rfp", d.rfp)?,
-        lmp: flag("lmp", d.lmp)?,
-        aspiration: flag("asp", d.aspiration)?,
-        countermove: flag("cm", d.countermove)?,
-        time_management: flag("tm", d.time_management)?,
-        eval_order: flag("eo", d.eval_order)?,
-    })
-}
-
-/// The spec's `threads=` (1 when not given).
-pub(crate) fn parse_threads(spec: &Spec) -> Result<usize, SpecError> {
-    match spec.number("threads")? {
-        None => Ok(1),
-        Some(n) if (1..=MAX_THREADS as u64).contains(&n) => Ok(n as usize),
-        Some(n) => Err(spec.error(format!("threads={n} must be from 1 to {MAX_THREADS}"))),
     }
 }
 

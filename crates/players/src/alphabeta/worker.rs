@@ -2,10 +2,11 @@
 //! the shared table, and killer and history move ordering.
 
 use super::{from_table, terminal, to_table, Heuristics, Shared, INF, MAX_PLY, NODE_STEP};
+use crate::budget::Budget;
 use crate::eval::Evaluator;
+use crate::player::Search;
 use crate::score::DECIDED;
 use crate::table::{Bound, Entry, Table};
-use crate::{Budget, Search};
 use std::sync::atomic::Ordering::Relaxed;
 use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, MAX_MOVES};

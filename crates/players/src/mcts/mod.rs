@@ -16,17 +16,55 @@
 
 mod tree;
 
-use crate::mc::playout;
+use crate::budget::{Budget, Clock};
+use crate::limits::{MAX_THREADS, REPORT_EVERY};
 use crate::nn::QuantNet;
-use crate::{Analysis, Budget, Clock, Player, Score, Search, Spec, SpecError};
+use crate::player::{Analysis, Player, Search};
+use crate::score::Score;
+use crate::spec::{FromSpec, Spec, SpecError};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use tree::Tree;
+use yolah::playout::random_game;
 use yolah::{Color, Position, Rng};
 
 /// The longest game: 56 moves and as many passes, and then some.
 const MAX_PATH: usize = 256;
-/// The most threads a player takes.
-pub const MAX_THREADS: usize = 256;
+
+impl FromSpec for Mcts {
+    fn keys() -> Vec<&'static str> {
+        vec![
+            "iterations",
+            "time",
+            "c",
+            "nodes",
+            "eval",
+            "net",
+            "threads",
+            "seed",
+        ]
+    }
+
+    fn from_spec(spec: &Spec) -> Result<Mcts, SpecError> {
+        let leaf = match spec.value("eval").unwrap_or("playout") {
+            "playout" if spec.value("net").is_some() => {
+                return Err(spec.conflict("net= needs eval=nn"));
+            }
+            "playout" => LeafValue::Playout,
+            "nn" => LeafValue::Network(Box::new(spec.net()?)),
+            other => return Err(spec.bad_value("eval", other, "is not playout or nn")),
+        };
+        let budget = spec.budget("iterations", Budget::Count(100_000))?;
+        let c = spec.float("c")?.unwrap_or(0.7);
+        let nodes = spec.number("nodes")?.unwrap_or(1 << 22);
+        if !(256..=1 << 28).contains(&nodes) {
+            return Err(spec.bad_value("nodes", nodes, "must be from 256 to 2^28"));
+        }
+        let mut player = Mcts::new(budget, c, nodes as usize, spec.seed()?).with_leaf_value(leaf);
+        player.spec = spec.text().to_string();
+        player.set_threads(spec.threads()?);
+        Ok(player)
+    }
+}
 
 /// How a new leaf is valued.
 pub enum LeafValue {
@@ -66,39 +104,6 @@ impl Mcts {
             trees: None,
             root: None,
         }
-    }
-
-    pub(crate) fn from_spec(spec: &Spec) -> Result<Mcts, SpecError> {
-        spec.allow(&[
-            "iterations",
-            "time",
-            "c",
-            "nodes",
-            "eval",
-            "net",
-            "threads",
-            "seed",
-        ])?;
-        let leaf = match spec.text("eval").unwrap_or("playout") {
-            "playout" if spec.text("net").is_some() => {
-                return Err(spec.error("net= needs eval=nn"));
-            }
-            "playout" => LeafValue::Playout,
-            "nn" => LeafValue::Network(Box::new(crate::spec::load_net(spec)?)),
-            other => {
-                return Err(spec.error(format!("eval={other} is not playout or nn")));
-            }
-        };
-        let budget = spec.budget("iterations", Budget::Count(100_000))?;
-        let c = spec.float("c")?.unwrap_or(0.7);
-        let nodes = spec.number("nodes")?.unwrap_or(1 << 22);
-        if !(256..=1 << 28).contains(&nodes) {
-            return Err(spec.error(format!("nodes={nodes} must be from 256 to 2^28")));
-        }
-        let mut player = Mcts::new(budget, c, nodes as usize, spec.seed()?).with_leaf_value(leaf);
-        player.spec = spec.text.to_string();
-        player.set_threads(crate::alphabeta::parse_threads(spec)?);
-        Ok(player)
     }
 
     /// The same player valuing leaves by `leaf`.
@@ -235,7 +240,7 @@ impl Shared<'_> {
             depth += 1;
         }
         let black = match self.leaf {
-            LeafValue::Playout => playout(&pos, Color::Black, rng),
+            LeafValue::Playout => random_game(pos, rng).outcome().points(Color::Black),
             LeafValue::Network(net) => net.expected_result(&pos, Color::Black),
         };
         // Back up: a node's wins are for the side that moved into it, which
@@ -317,7 +322,7 @@ impl Player for Mcts {
                 }
                 if own.is_multiple_of(256)
                     && search.progress.is_some()
-                    && shared.clock.elapsed() >= reported + Search::REPORT_EVERY
+                    && shared.clock.elapsed() >= reported + REPORT_EVERY
                 {
                     reported = shared.clock.elapsed();
                     let done = shared.started.0.load(Relaxed);
@@ -400,7 +405,8 @@ mod tests {
 
     #[test]
     fn network_leaves_play_legal_moves_and_bad_specs_are_refused() {
-        let mut p = crate::from_spec("mcts:iterations=500,eval=nn,seed=1").unwrap();
+        let mcts = |text| Mcts::from_spec(&Spec::parse(text)?);
+        let mut p = mcts("mcts:iterations=500,eval=nn,seed=1").unwrap();
         let a = p.analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
         assert!(matches!(a.score, Score::WinRate(p) if (0.0..=1.0).contains(&p)));
@@ -409,7 +415,7 @@ mod tests {
             "mcts:net=x.bin",
             "mcts:eval=nn,net=/no/such/file",
         ] {
-            assert!(crate::from_spec(bad).is_err(), "{bad}");
+            assert!(mcts(bad).is_err(), "{bad}");
         }
     }
 

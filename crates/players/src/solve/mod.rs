@@ -23,8 +23,8 @@ mod regions;
 
 pub(crate) use regions::flood;
 
+use crate::budget::{Budget, Clock, Stop};
 use crate::table::{Bound, Entry, Table};
-use crate::{Budget, Clock, Stop};
 use std::time::Duration;
 use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, MAX_MOVES};

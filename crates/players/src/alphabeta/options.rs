@@ -1,0 +1,155 @@
+//! What a spec sets in an alpha-beta player: its budget, its search
+//! techniques ([`SearchOptions`]), its threads and its evaluation — the
+//! heuristic's weights for `alphabeta`, a network for `nn`.
+
+use super::{AlphaBeta, MAX_PLY};
+use crate::budget::Budget;
+use crate::eval::Weights;
+use crate::nn::QuantNet;
+use crate::spec::{FromSpec, Spec, SpecError};
+
+/// `alphabeta`: the heuristic evaluation (`weights=NAME_OR_FILE` for other
+/// weights than the default).
+impl FromSpec for AlphaBeta<Weights> {
+    fn keys() -> Vec<&'static str> {
+        let keys = ["depth", "nodes", "time", "threads", "weights", "seed"];
+        [&keys[..], &OPTION_KEYS[..]].concat()
+    }
+
+    fn from_spec(spec: &Spec) -> Result<AlphaBeta, SpecError> {
+        let budget = parse_budget(spec)?;
+        let weights = match spec.value("weights") {
+            Some(name) => Weights::named_or_load(name).map_err(|e| spec.bad_file("weights", e))?,
+            None => Weights::default(),
+        };
+        let mut player = AlphaBeta::new(budget, weights, spec.seed()?);
+        player.set_spec(spec.text());
+        player.set_threads(spec.threads()?);
+        player.set_options(parse_options(spec)?);
+        Ok(player)
+    }
+}
+
+/// `nn`: the same search with the network evaluation (`net=FILE` for
+/// another network than the shipped one).
+impl FromSpec for AlphaBeta<QuantNet> {
+    fn keys() -> Vec<&'static str> {
+        let keys = ["depth", "nodes", "time", "threads", "net", "seed"];
+        [&keys[..], &OPTION_KEYS[..]].concat()
+    }
+
+    fn from_spec(spec: &Spec) -> Result<AlphaBeta<QuantNet>, SpecError> {
+        let budget = parse_budget(spec)?;
+        let net = spec.net()?;
+        let mut player = AlphaBeta::with_evaluator(budget, net, spec.seed()?);
+        player.set_spec(spec.text());
+        player.set_threads(spec.threads()?);
+        player.set_options(parse_options(spec)?);
+        Ok(player)
+    }
+}
+
+/// The budget of a spec: `depth=`, `nodes=` or `time=` (depth 7 when none
+/// is given).
+fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
+    let depth = spec.number("depth")?;
+    let nodes = spec.number("nodes")?;
+    let time = spec.time()?;
+    Ok(match (depth, nodes, time) {
+        (None, None, None) => Budget::Depth(7),
+        (Some(d), None, None) if (1..=MAX_PLY as u64).contains(&d) => Budget::Depth(d as u32),
+        (Some(d), None, None) => {
+            return Err(spec.bad_value("depth", d, &format!("must be from 1 to {MAX_PLY}")))
+        }
+        (None, Some(0), None) => {
+            return Err(spec.bad_value("nodes", 0, "leaves nothing to search"))
+        }
+        (None, Some(n), None) => Budget::Count(n),
+        (None, None, Some(t)) => Budget::Time(t),
+        _ => return Err(spec.conflict("give one of depth=, nodes= or time=")),
+    })
+}
+
+/// Search techniques that a spec can switch on or off (`lmr=0`, `rfp=1`,
+/// …), so that `yolah match` can measure each one against the search
+/// without it. `docs/search-log.md` records every measurement and the
+/// defaults follow it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Late-move reductions: moves late in the order are searched less
+    /// deep first, and again at full depth only if they beat alpha.
+    pub lmr: bool,
+    /// Reverse futility pruning: near the leaves, a node whose static
+    /// evaluation beats beta by a depth-sized margin is cut at once.
+    pub rfp: bool,
+    /// Late-move pruning: near the leaves, moves late in the order are not
+    /// searched at all.
+    pub lmp: bool,
+    /// Aspiration windows: each iteration first searches a narrow window
+    /// around the last one's score.
+    pub aspiration: bool,
+    /// Countermoves: the reply that last refuted the opponent's move is
+    /// tried right after the killers.
+    pub countermove: bool,
+    /// Time management: with a game clock, the time for a move is a target
+    /// rather than a limit. The search stops between iterations once the
+    /// best move has stayed the same long enough, and may run over the
+    /// target (up to a hard limit) while the best move keeps changing.
+    pub time_management: bool,
+    /// Ordering by evaluation: far enough from the horizon, moves that are
+    /// not the table move, a killer or the countermove are tried in the
+    /// order of the static values they leave (which weigh territory)
+    /// instead of by history.
+    pub eval_order: bool,
+}
+
+impl SearchOptions {
+    /// Every technique off: the exact alpha-beta that plain minimax checks.
+    pub const NONE: SearchOptions = SearchOptions {
+        lmr: false,
+        rfp: false,
+        lmp: false,
+        aspiration: false,
+        countermove: false,
+        time_management: false,
+        eval_order: false,
+    };
+}
+
+impl Default for SearchOptions {
+    /// What `docs/search-log.md` found worth keeping.
+    fn default() -> SearchOptions {
+        SearchOptions {
+            lmr: true,
+            rfp: true,
+            lmp: true,
+            aspiration: false,
+            countermove: false,
+            time_management: false,
+            eval_order: false,
+        }
+    }
+}
+
+/// The spec keys of [`SearchOptions`].
+const OPTION_KEYS: [&str; 7] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo"];
+
+/// The spec's search options (the defaults for keys not given).
+fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
+    let flag = |key: &str, default: bool| match spec.number(key)? {
+        None => Ok(default),
+        Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        Some(n) => Err(spec.bad_value(key, n, "must be 0 (off) or 1 (on)")),
+    };
+    let d = SearchOptions::default();
+    Ok(SearchOptions {
+        lmr: flag("lmr", d.lmr)?,
+        rfp: flag("rfp", d.rfp)?,
+        lmp: flag("lmp", d.lmp)?,
+        aspiration: flag("asp", d.aspiration)?,
+        countermove: flag("cm", d.countermove)?,
+        time_management: flag("tm", d.time_management)?,
+        eval_order: flag("eo", d.eval_order)?,
+    })
+}

@@ -1,0 +1,119 @@
+//! What every player is: the [`Player`] trait, what a search is asked
+//! ([`Search`]) and what it found ([`Analysis`]), and how an external
+//! engine loses outside the board ([`Forfeit`]).
+
+use crate::budget::{Budget, GameClock, Stop};
+use crate::score::Score;
+use yolah::{Move, Position};
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    /// The move to play.
+    pub best_move: Move,
+    /// The player's value of the position for the side to move.
+    pub score: Score,
+    /// Depth reached (alpha-beta).
+    pub depth: Option<u32>,
+    /// Iterations or playouts run (Monte Carlo players).
+    pub iterations: Option<u64>,
+    /// Positions visited.
+    pub nodes: u64,
+    /// Wall time of the search.
+    pub seconds: f64,
+    /// The expected line, best move first.
+    pub pv: Vec<Move>,
+}
+
+/// One search's settings beyond the position: a budget for this search
+/// only, the flag that stops it, and who hears of its progress.
+pub struct Search<'a> {
+    /// This search's budget instead of the player's own. Monte Carlo
+    /// players have no depth: they keep their own budget when given one.
+    pub budget: Option<Budget>,
+    /// Raised to stop the search early.
+    pub stop: &'a Stop,
+    /// Called as the search goes: after each completed depth (alpha-beta),
+    /// about every 100 ms (Monte Carlo players).
+    pub progress: Option<&'a mut dyn FnMut(&Analysis)>,
+    /// The game clock, when the game has one. An external engine is sent
+    /// the clock and decides; our players get `budget` from the caller.
+    pub clock: Option<GameClock>,
+}
+
+impl<'a> Search<'a> {
+    /// The player's own budget, `stop`, nobody told of progress.
+    pub fn new(stop: &'a Stop) -> Search<'a> {
+        Search {
+            budget: None,
+            stop,
+            progress: None,
+            clock: None,
+        }
+    }
+
+    /// The budget of a Monte Carlo search whose own budget is `own`: this
+    /// search's, except a depth, which means nothing to Monte Carlo.
+    pub(crate) fn monte_carlo_budget(&self, own: Budget) -> Budget {
+        match self.budget {
+            Some(Budget::Depth(_)) | None => own,
+            Some(b) => b,
+        }
+    }
+
+    /// Tells whoever listens how the search stands.
+    pub(crate) fn report(&mut self, analysis: &Analysis) {
+        if let Some(progress) = self.progress.as_mut() {
+            progress(analysis);
+        }
+    }
+}
+
+/// Why a player lost a game by breaking the rules of play rather than on
+/// the board: an external engine that crashed, hung, printed garbage or
+/// answered too late. The text says what happened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forfeit(pub String);
+
+impl std::fmt::Display for Forfeit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A computer player.
+pub trait Player: Send {
+    /// The spec this player was built from.
+    fn spec(&self) -> &str;
+
+    /// Searches `pos` as `search` says: within its budget (or the player's
+    /// own) or until its stop flag is raised, whichever comes first. A
+    /// stopped search still answers with a legal move, the best so far.
+    fn search(&mut self, pos: &Position, search: Search<'_>) -> Analysis;
+
+    /// [`Player::search`] for a caller that adjudicates: an error is a
+    /// forfeit (our own players never fail; external engines may).
+    fn try_search(&mut self, pos: &Position, search: Search<'_>) -> Result<Analysis, Forfeit> {
+        Ok(self.search(pos, search))
+    }
+
+    /// Searches `pos` within the player's budget.
+    fn analyse(&mut self, pos: &Position) -> Analysis {
+        self.analyse_until(pos, &Stop::new())
+    }
+
+    /// Searches `pos` within the player's budget or until `stop` is
+    /// requested, whichever comes first.
+    fn analyse_until(&mut self, pos: &Position, stop: &Stop) -> Analysis {
+        self.search(pos, Search::new(stop))
+    }
+
+    /// The move to play in `pos`.
+    fn choose_move(&mut self, pos: &Position) -> Move {
+        self.analyse(pos).best_move
+    }
+
+    /// Forgets everything from earlier games (trees, tables, statistics),
+    /// keeping the seed's sequence going.
+    fn new_game(&mut self) {}
+}
