@@ -1,5 +1,6 @@
 //! `Move` and `Position` for Python, and the exceptions for bad input.
 
+use crate::observe::{action_of, move_of_action};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -55,10 +56,7 @@ impl PyMove {
             .ok()
             .filter(|&a| a < 4096)
             .ok_or_else(|| ParseError::new_err(format!("action {action} is not from 0 to 4095")))?;
-        // Action `from * 64 + to` is the move's bits `from | to << 6` with
-        // the halves swapped.
-        let (from, to) = (bits / 64, bits % 64);
-        Move::from_u16(from | to << 6)
+        move_of_action(bits)
             .map(PyMove)
             .ok_or_else(|| ParseError::new_err(format!("action {action} is not a move")))
     }
@@ -94,12 +92,6 @@ impl PyMove {
     fn __repr__(&self) -> String {
         format!("Move('{}')", self.0)
     }
-}
-
-/// The action index of a move: `from * 64 + to`.
-pub fn action_of(m: Move) -> u16 {
-    let bits = m.to_u16();
-    (bits & 63) * 64 + (bits >> 6)
 }
 
 fn parse_move(text: &str) -> PyResult<Move> {

@@ -5,7 +5,8 @@
 //! environment and the Ray runs. Modules mirror the Rust layers:
 //!
 //! * [`game`]: `Move` and `Position`, and the errors for bad input;
-//! * [`observe`]: positions as NumPy planes and legal-move masks;
+//! * [`observe`]: positions as NumPy planes, legal-move masks, and the
+//!   action index of a move;
 //! * [`batch`]: whole random games and many positions at once, in Rust;
 //! * [`players`]: players from specs, matches and tournaments;
 //! * [`shards`]: the pieces of runs split by game index (`yolah.distributed`).

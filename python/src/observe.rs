@@ -8,12 +8,26 @@
 
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
-use yolah::Position;
+use yolah::{Move, Position};
 
 /// Planes of an observation.
 pub const PLANES: usize = 4;
 /// Size of the action space: `from * 64 + to` (the pass is 0).
 pub const ACTIONS: usize = 64 * 64;
+
+/// The action index of a move: `from * 64 + to`.
+pub fn action_of(m: Move) -> u16 {
+    let bits = m.to_u16();
+    (bits & 63) * 64 + (bits >> 6)
+}
+
+/// The move of an action index below 4,096, if it is one.
+pub fn move_of_action(action: u16) -> Option<Move> {
+    // Action `from * 64 + to` is the move's bits `from | to << 6` with the
+    // halves swapped.
+    let (from, to) = (action / 64, action % 64);
+    Move::from_u16(from | to << 6)
+}
 
 /// Writes the planes of `pos` into `out` (`PLANES * 64` floats).
 pub fn write_planes(pos: &Position, out: &mut [f32]) {
@@ -39,7 +53,7 @@ pub fn write_mask(pos: &Position, out: &mut [bool]) {
         return;
     }
     for &m in pos.legal_moves().iter() {
-        out[usize::from(crate::game::action_of(m))] = true;
+        out[usize::from(action_of(m))] = true;
     }
 }
 
@@ -62,7 +76,6 @@ pub fn mask_array<'py>(py: Python<'py>, pos: &Position) -> Bound<'py, PyArray1<b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use yolah::Move;
 
     #[test]
     fn planes_are_seen_from_the_side_to_move() {
@@ -84,8 +97,8 @@ mod tests {
         write_mask(&Position::START, &mut mask);
         assert_eq!(mask.iter().filter(|&&b| b).count(), 56);
         let m: Move = "d5:b7".parse().unwrap();
-        assert!(mask[usize::from(crate::game::action_of(m))]);
-        assert_eq!(crate::game::action_of(m), 35 * 64 + 49);
-        assert_eq!(crate::game::action_of(Move::PASS), 0);
+        assert!(mask[usize::from(action_of(m))]);
+        assert_eq!(action_of(m), 35 * 64 + 49);
+        assert_eq!(action_of(Move::PASS), 0);
     }
 }
