@@ -8,7 +8,8 @@ use pyo3::types::{PyDict, PyList};
 use std::sync::{Mutex, PoisonError};
 use yolah::Position;
 use yolah_lab::games::{run_match, Match, MatchSummary, TimeControl};
-use yolah_lab::tournament::{self as rounds, GameLine, Settings, Store};
+use yolah_lab::standings::Standings;
+use yolah_lab::tournament::{self as rounds, Anchor, GameLine, Settings, SettingsError, Store};
 use yolah_players::{from_spec, Player, Score};
 
 create_exception!(
@@ -18,7 +19,7 @@ create_exception!(
     "A player spec that names no player or has a bad key or value."
 );
 
-fn spec_error(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn spec_error(e: impl std::fmt::Display) -> PyErr {
     SpecError::new_err(e.to_string())
 }
 
@@ -185,29 +186,43 @@ pub fn play_match<'py>(
     Ok(d)
 }
 
+/// The exception of settings that make no tournament: `SpecError` for a
+/// player spec, `YolahError` for the rest.
+pub(crate) fn settings_error(e: SettingsError) -> PyErr {
+    match e {
+        SettingsError::Spec(e) => spec_error(e),
+        e => lab_error(e),
+    }
+}
+
+/// A tournament's settings, checked by the lab as the command checks them.
 pub(crate) fn settings(
     players: Vec<String>,
     games_per_pair: u64,
     seed: u64,
     tc: Option<&str>,
 ) -> PyResult<Settings> {
-    if players.len() < 2 {
-        return Err(YolahError::new_err(
-            "a tournament needs two players at least",
-        ));
+    Settings::new(players, games_per_pair, seed, tc.map(str::to_string)).map_err(settings_error)
+}
+
+/// The player rated 0: its index, or its spec.
+#[derive(FromPyObject)]
+pub(crate) enum PyAnchor {
+    /// The player at this index.
+    Index(usize),
+    /// The player of this spec.
+    Spec(String),
+}
+
+impl PyAnchor {
+    /// The anchor's index among the players of `settings`.
+    pub(crate) fn index(self, settings: &Settings) -> PyResult<usize> {
+        let anchor = match self {
+            PyAnchor::Index(i) => Anchor::Index(i),
+            PyAnchor::Spec(spec) => Anchor::Named(spec),
+        };
+        settings.anchor(&anchor).map_err(settings_error)
     }
-    for p in &players {
-        from_spec(p).map_err(spec_error)?;
-    }
-    time_control(tc)?;
-    let settings = Settings {
-        players,
-        games_per_pair,
-        seed,
-        tc: tc.map(str::to_string),
-    };
-    settings.check().map_err(YolahError::new_err)?;
-    Ok(settings)
 }
 
 /// A game line as the dict `json.loads` makes of its JSONL line.
@@ -218,11 +233,12 @@ pub(crate) fn line_to_dict<'py>(py: Python<'py>, line: &GameLine) -> PyResult<Bo
 
 /// Plays a round robin as `yolah tournament` does and returns a dict:
 /// `players`, `games` (one dict per game, the lines of the JSONL file) and
-/// `ratings` (per player: `elo` with `anchor` at 0, `ci95`, `games`,
-/// `points`). With `out`, games are appended to that JSONL file as they
-/// end and a rerun resumes it, exactly like the command's `--out`.
+/// `ratings` (per player: `elo` with `anchor` — an index or a spec — at 0,
+/// `ci95`, `games`, `points`). With `out`, games are appended to that
+/// JSONL file as they end and a rerun resumes it, exactly like the
+/// command's `--out`.
 #[pyfunction]
-#[pyo3(signature = (players, games_per_pair, seed = 0, threads = 1, out = None, tc = None, anchor = 0))]
+#[pyo3(signature = (players, games_per_pair, seed = 0, threads = 1, out = None, tc = None, anchor = PyAnchor::Index(0)))]
 #[allow(clippy::too_many_arguments)]
 pub fn tournament<'py>(
     py: Python<'py>,
@@ -232,16 +248,10 @@ pub fn tournament<'py>(
     threads: usize,
     out: Option<&str>,
     tc: Option<&str>,
-    anchor: usize,
+    anchor: PyAnchor,
 ) -> PyResult<Bound<'py, PyDict>> {
     let settings = settings(players, games_per_pair, seed, tc)?;
-    let n = settings.players.len();
-    if anchor >= n {
-        return Err(YolahError::new_err(format!(
-            "anchor {anchor} is not a player's index (0 to {})",
-            n - 1
-        )));
-    }
+    let anchor = anchor.index(&settings)?;
     let threads = threads.clamp(1, 1024);
     let games = py.detach(|| -> Result<Vec<GameLine>, String> {
         match out {
@@ -267,21 +277,14 @@ pub fn tournament<'py>(
 }
 
 /// The dict `tournament` returns: `players`, `games` (line dicts) and
-/// `ratings` with `anchor` at 0.
+/// `ratings` with player `anchor` (an index checked by the caller) at 0.
 pub(crate) fn tournament_result<'py>(
     py: Python<'py>,
     settings: &Settings,
     games: &[GameLine],
     anchor: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let n = settings.players.len();
-    if anchor >= n {
-        return Err(YolahError::new_err(format!(
-            "anchor {anchor} is not a player's index (0 to {})",
-            n - 1
-        )));
-    }
-    let (ratings, _) = rounds::standings(n, games, anchor);
+    let ratings = Standings::new(&settings.players, games, anchor).ratings;
     let d = PyDict::new(py);
     d.set_item("players", settings.players.clone())?;
     let lines = PyList::empty(py);

@@ -4,11 +4,12 @@
 //! Every piece is the one the `yolah` command's `--shard` and `merge` use,
 //! so a run on Ray and a run of the command give the same files.
 
-use crate::players::{lab_error, settings, tournament_result};
+use crate::players::{lab_error, settings, tournament_result, PyAnchor};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use yolah_lab::selfplay::{self, Sample, RECORD_BYTES};
 use yolah_lab::shard::Shard;
+use yolah_lab::standings::Standings;
 use yolah_lab::tournament::{self as rounds, GameLine, Settings, Store};
 
 fn parse_shard(text: &str) -> PyResult<Shard> {
@@ -125,12 +126,26 @@ impl PyTournamentFile {
     }
 
     /// The tournament so far, as `tournament()` returns it: `players`,
-    /// `games` (sorted by pair and game) and `ratings` with `anchor` at 0.
-    #[pyo3(signature = (anchor = 0))]
-    fn result<'py>(&self, py: Python<'py>, anchor: usize) -> PyResult<Bound<'py, PyDict>> {
-        let mut games = self.lock().lines.clone();
-        games.sort_by_key(|g| (g.pair, g.game));
-        tournament_result(py, &self.settings, &games, anchor)
+    /// `games` (sorted by pair and game) and `ratings` with `anchor` (an
+    /// index or a spec) at 0.
+    #[pyo3(signature = (anchor = PyAnchor::Index(0)))]
+    fn result<'py>(&self, py: Python<'py>, anchor: PyAnchor) -> PyResult<Bound<'py, PyDict>> {
+        let anchor = anchor.index(&self.settings)?;
+        tournament_result(py, &self.settings, &self.sorted_games(), anchor)
+    }
+
+    /// The table `yolah tournament` prints of the games so far, with
+    /// `anchor` (an index or a spec) at 0: text, or with `json` one JSON
+    /// object (a line).
+    #[pyo3(signature = (anchor = PyAnchor::Index(0), json = false))]
+    fn table(&self, anchor: PyAnchor, json: bool) -> PyResult<String> {
+        let anchor = anchor.index(&self.settings)?;
+        let standings = Standings::new(&self.settings.players, &self.sorted_games(), anchor);
+        Ok(if json {
+            format!("{}\n", standings.to_json())
+        } else {
+            standings.text()
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -148,7 +163,14 @@ impl PyTournamentFile {
     }
 
     fn total(&self) -> u64 {
-        rounds::total_games(&self.settings)
+        self.settings.total_games()
+    }
+
+    /// The games in the file, sorted by pair and game.
+    fn sorted_games(&self) -> Vec<GameLine> {
+        let mut games = self.lock().lines.clone();
+        games.sort_by_key(|g| (g.pair, g.game));
+        games
     }
 
     fn store_path(&self) -> String {

@@ -6,10 +6,16 @@
 //! * [`games`]: games between players, matches with paired openings, Elo
 //!   from a match;
 //! * [`ratings`]: maximum-likelihood Elo with intervals, and the SPRT;
-//! * [`tournament`]: round robins kept in a resumable JSONL file;
+//! * [`tournament`]: round robins kept in a resumable JSONL file, and
+//!   their settings, checked once for every front end;
+//! * [`standings`]: a tournament's ratings table, as text or JSON;
 //! * [`tune`]: the genetic algorithm for the alpha-beta weights;
 //! * [`selfplay`]: self-play positions for training, and their file format;
-//! * [`shard`]: cutting a run into shards for other processes or machines;
+//! * [`shard`]: cutting a run into shards for other processes or machines,
+//!   and telling a shard file's kind;
+//! * [`random_games`]: counts of random games, their shards and merging;
+//! * `options` (feature `cli`, with clap): the options of each run, shared
+//!   by the `yolah` command and `yolah-ray`;
 //! * `train` (feature `train`, with candle): fitting the network.
 //!
 //! Every run follows from a seed: game *i* of a run seeded *s* is seeded by
@@ -27,10 +33,14 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod games;
+#[cfg(feature = "cli")]
+pub mod options;
 mod parallel;
+pub mod random_games;
 pub mod ratings;
 pub mod selfplay;
 pub mod shard;
+pub mod standings;
 pub mod tournament;
 #[cfg(feature = "train")]
 pub mod train;

@@ -25,7 +25,8 @@ use yolah::rng::{game_seed, splitmix64};
 use yolah::{Bitboard, Color, Position, Symmetry};
 use yolah_players::{from_spec, with_seed, Score, SpecError};
 
-const MAGIC: &[u8; 8] = b"YOLAHPOS";
+/// The first 8 bytes of a training file.
+pub const MAGIC: &[u8; 8] = b"YOLAHPOS";
 /// Bytes per record.
 pub const RECORD_BYTES: usize = 32;
 /// The largest training file [`read`] takes: 2^25 positions (1 GiB), more

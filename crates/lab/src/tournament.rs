@@ -7,7 +7,6 @@
 //! warning, and a file written for other players or settings is refused.
 
 use crate::games::play_match_game;
-use crate::ratings::{rate, GameResult, Rating};
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -17,7 +16,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::Mutex;
 use yolah::rng::game_seed;
 use yolah::Move;
-use yolah_players::SpecError;
+
+mod settings;
+pub use settings::{Anchor, Settings, SettingsError, MAX_GAMES, MAX_GAMES_PER_PAIR, MAX_PLAYERS};
 
 /// The longest line a tournament file may hold: a game line is a few hundred
 /// bytes, so anything longer is not a tournament file.
@@ -51,10 +52,8 @@ pub enum TournamentError {
         /// The settings in its header.
         found: Settings,
     },
-    /// A player spec is bad.
-    Spec(SpecError),
-    /// The time control is bad.
-    TimeControl(crate::games::ParseTimeControlError),
+    /// The settings make no tournament, or a player spec no player.
+    Settings(SettingsError),
     /// A game asked for is not one of the tournament's.
     Game(String),
 }
@@ -78,70 +77,25 @@ impl fmt::Display for TournamentError {
                  use another --out file or the same settings",
                 found.players, found.games_per_pair, found.seed
             ),
-            TournamentError::Spec(e) => write!(f, "{e}"),
-            TournamentError::TimeControl(e) => write!(f, "--tc: {e}"),
+            TournamentError::Settings(e) => write!(f, "{e}"),
             TournamentError::Game(why) => write!(f, "{why}"),
         }
     }
 }
 
-impl std::error::Error for TournamentError {}
-
-/// What a tournament is: its players and settings, as the header records.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Settings {
-    /// Player specs, in order.
-    pub players: Vec<String>,
-    /// Games each pair plays.
-    pub games_per_pair: u64,
-    /// Seed of openings and players.
-    pub seed: u64,
-    /// The time control (`10+0.1`), if the games have a clock.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tc: Option<String>,
+impl std::error::Error for TournamentError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TournamentError::Io { error, .. } => Some(error),
+            TournamentError::Settings(e) => Some(e),
+            _ => None,
+        }
+    }
 }
 
-/// The most players a tournament may have.
-pub const MAX_PLAYERS: usize = 1000;
-/// The most games a pair may play.
-pub const MAX_GAMES_PER_PAIR: u64 = 1_000_000;
-/// The most games a tournament may have.
-pub const MAX_GAMES: u64 = 100_000_000;
-
-impl Settings {
-    /// Whether these settings make a tournament: 2 to [`MAX_PLAYERS`]
-    /// different players, 1 to [`MAX_GAMES_PER_PAIR`] games a pair, at most
-    /// [`MAX_GAMES`] games in all.
-    pub fn check(&self) -> Result<(), String> {
-        let n = self.players.len();
-        if !(2..=MAX_PLAYERS).contains(&n) {
-            return Err(format!(
-                "a tournament has 2 to {MAX_PLAYERS} players, not {n}"
-            ));
-        }
-        if let Some((i, p)) = self
-            .players
-            .iter()
-            .enumerate()
-            .find(|(i, p)| self.players[..*i].contains(p))
-        {
-            return Err(format!(
-                "player {p:?} is listed twice (again as player {i})"
-            ));
-        }
-        if !(1..=MAX_GAMES_PER_PAIR).contains(&self.games_per_pair) {
-            return Err(format!(
-                "a pair plays 1 to {MAX_GAMES_PER_PAIR} games, not {}",
-                self.games_per_pair
-            ));
-        }
-        let total = total_games(self);
-        if total > MAX_GAMES {
-            return Err(format!(
-                "{total} games is more than a tournament may have ({MAX_GAMES})"
-            ));
-        }
-        Ok(())
+impl From<SettingsError> for TournamentError {
+    fn from(e: SettingsError) -> TournamentError {
+        TournamentError::Settings(e)
     }
 }
 
@@ -346,7 +300,7 @@ impl Store {
     /// Opens (or creates) the tournament file at `path` for `settings`,
     /// reading it line by line (no line may exceed [`MAX_LINE_BYTES`]).
     pub fn open(path: &str, settings: &Settings) -> Result<Store, TournamentError> {
-        settings.check().map_err(TournamentError::Game)?;
+        settings.check()?;
         let io = |action| {
             move |error| TournamentError::Io {
                 action,
@@ -421,13 +375,8 @@ pub fn play(
 ) -> Result<GameLine, TournamentError> {
     let seed = game_seed(settings.seed, pair_index as u64 + 1);
     let (a, b) = (&settings.players[pair.0], &settings.players[pair.1]);
-    let tc = settings
-        .tc
-        .as_deref()
-        .map(crate::games::TimeControl::parse)
-        .transpose()
-        .map_err(TournamentError::TimeControl)?;
-    let g = play_match_game(a, b, seed, game, tc).map_err(TournamentError::Spec)?;
+    let tc = settings.time_control()?;
+    let g = play_match_game(a, b, seed, game, tc).map_err(SettingsError::Spec)?;
     let text = |ms: &[Move]| ms.iter().map(|m| m.to_string()).collect::<Vec<_>>();
     let (black, white) = if g.a_is_black { (a, b) } else { (b, a) };
     Ok(GameLine {
@@ -447,19 +396,13 @@ pub fn play(
     })
 }
 
-/// How many games the tournament has: pairs × games per pair.
-pub fn total_games(settings: &Settings) -> u64 {
-    let n = settings.players.len() as u64;
-    n * n.saturating_sub(1) / 2 * settings.games_per_pair
-}
-
 /// Games `range` of a tournament as (pair index, game), numbered
 /// game-major: game 0 of every pair, then game 1 of every pair, and so on.
 /// Shards cut this order, so each shard gets a fair share of every pair's
 /// games.
 pub fn scheduled(settings: &Settings, range: std::ops::Range<u64>) -> Vec<(usize, u64)> {
     let pairs = pairs(settings.players.len()).len() as u64;
-    let end = range.end.min(total_games(settings));
+    let end = range.end.min(settings.total_games());
     (range.start..end)
         .map(|t| ((t % pairs) as usize, t / pairs))
         .collect()
@@ -479,7 +422,7 @@ pub fn run(
     let done: BTreeSet<((usize, usize), u64)> =
         store.games.iter().map(|g| (g.pair, g.game)).collect();
     let pairs = pairs(settings.players.len());
-    let mine = scheduled(settings, shard.range(total_games(settings)));
+    let mine = scheduled(settings, shard.range(settings.total_games()));
     let todo: Vec<(usize, u64)> = mine
         .iter()
         .copied()
@@ -611,66 +554,4 @@ pub fn play_games(
         },
         progress,
     )
-}
-
-/// A pair's results, from the first player's side.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PairRecord {
-    /// First player (index).
-    pub a: usize,
-    /// Second player (index).
-    pub b: usize,
-    /// Wins of `a`.
-    pub a_wins: u64,
-    /// Draws.
-    pub draws: u64,
-    /// Wins of `b`.
-    pub b_wins: u64,
-}
-
-/// The games each player lost by forfeit.
-pub fn forfeits(players: usize, games: &[GameLine]) -> Vec<u64> {
-    let mut count = vec![0; players];
-    for i in games.iter().filter_map(GameLine::forfeited_by) {
-        if let Some(c) = count.get_mut(i) {
-            *c += 1;
-        }
-    }
-    count
-}
-
-/// Ratings (anchored at `anchor`) and per-pair records of finished games.
-pub fn standings(
-    players: usize,
-    games: &[GameLine],
-    anchor: usize,
-) -> (Vec<Rating>, Vec<PairRecord>) {
-    let results: Vec<GameResult> = games
-        .iter()
-        .map(|g| GameResult {
-            a: g.pair.0,
-            b: g.pair.1,
-            points: g.a_points,
-        })
-        .collect();
-    let ratings = rate(players, &results, anchor);
-    let records = pairs(players)
-        .into_iter()
-        .map(|(a, b)| {
-            let of = |v: f64| {
-                games
-                    .iter()
-                    .filter(|g| g.pair == (a, b) && g.a_points == v)
-                    .count() as u64
-            };
-            PairRecord {
-                a,
-                b,
-                a_wins: of(1.0),
-                draws: of(0.5),
-                b_wins: of(0.0),
-            }
-        })
-        .collect();
-    (ratings, records)
 }

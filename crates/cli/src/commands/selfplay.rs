@@ -4,27 +4,19 @@
 use crate::progress::progress_bar;
 use anyhow::Result;
 use clap::Args;
+use yolah_lab::options::SelfplayOptions;
 use yolah_lab::selfplay;
 use yolah_lab::shard::Shard;
 
-/// `yolah selfplay`'s arguments.
+/// `yolah selfplay`'s arguments: the run's (shared with `yolah-ray`),
+/// then how this process plays it.
 #[derive(Args)]
 pub struct SelfplayArgs {
-    /// The player, such as alphabeta:depth=4.
-    #[arg(long)]
-    player: String,
-    /// Games to play.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    games: u64,
-    /// Seed of the openings and players.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    #[command(flatten)]
+    run: SelfplayOptions,
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: u16,
-    /// The training file to write (format in crates/lab/src/selfplay.rs).
-    #[arg(long)]
-    out: String,
     /// Play only shard K of N of the run (1-based, such as 2/8), for
     /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the
     /// shards (a shard also writes OUT.shard.json, and is skipped when
@@ -36,7 +28,13 @@ pub struct SelfplayArgs {
 impl SelfplayArgs {
     /// Plays the games, writes the file, and says what it holds.
     pub fn run(self) -> Result<String> {
-        let (spec, games, seed, out) = (&self.player, self.games, self.seed, &self.out);
+        let SelfplayOptions {
+            player: spec,
+            games,
+            seed,
+            out,
+        } = &self.run;
+        let (games, seed) = (*games, *seed);
         let threads = usize::from(self.threads);
         let Some(shard) = self.shard else {
             let bar = progress_bar(games, "games");
