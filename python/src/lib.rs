@@ -9,7 +9,8 @@
 //!   action index of a move;
 //! * [`batch`]: whole random games and many positions at once, in Rust;
 //! * [`players`]: players from specs, matches and tournaments;
-//! * [`shards`]: the pieces of runs split by game index (`yolah.distributed`).
+//! * [`shards`]: the pieces of runs split by game index (`yolah.distributed`);
+//! * [`ray`]: `yolah-ray`'s command line, with the `yolah` command's options.
 //!
 //! Long Rust work (searches, matches, batches) releases the GIL.
 #![deny(missing_docs)]
@@ -20,6 +21,7 @@ mod batch;
 mod game;
 mod observe;
 mod players;
+mod ray;
 mod shards;
 
 pub use game::{PyMove, PyPosition};
@@ -50,6 +52,7 @@ fn _yolah(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shards::save_selfplay_shard, m)?)?;
     m.add_function(wrap_pyfunction!(shards::selfplay_shard_done, m)?)?;
     m.add_function(wrap_pyfunction!(shards::merge_selfplay, m)?)?;
+    m.add_function(wrap_pyfunction!(ray::ray_command, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -35,7 +35,7 @@ The same shards can run without Ray: ``yolah … --shard K/N`` and
 from __future__ import annotations
 
 import os
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 from . import _yolah
 
@@ -130,7 +130,7 @@ def tournament(
     out: str,
     seed: int = 0,
     tc: Optional[str] = None,
-    anchor: int = 0,
+    anchor: Union[int, str] = 0,
     workers: Optional[int] = None,
     games_per_task: int = TOURNAMENT_GAMES_PER_TASK,
     address: Optional[str] = None,
@@ -141,7 +141,16 @@ def tournament(
     ``out`` (the same resumable JSONL file: a rerun plays only what is
     missing, and the command can read it). Returns what
     :func:`yolah.tournament` returns: ``players``, ``games`` and
-    ``ratings`` with player ``anchor`` at 0."""
+    ``ratings`` with player ``anchor`` (an index or a spec) at 0."""
+    store = _play_tournament(players, games_per_pair, out, seed, tc, workers, games_per_task,
+                             address, progress)
+    return store.result(anchor)
+
+
+def _play_tournament(players, games_per_pair, out, seed, tc, workers, games_per_task, address,
+                     progress) -> "_yolah.TournamentFile":
+    """Plays the games of the tournament not yet in ``out`` and returns the
+    file, still open (and locked)."""
     players = list(players)
     store = _yolah.TournamentFile(out, players, games_per_pair, seed, tc)
     todo = store.todo()
@@ -159,7 +168,7 @@ def tournament(
                 progress(*store.progress())
 
         _run_tasks(ray, task, jobs, workers, stored)
-    return store.result(anchor)
+    return store
 
 
 # ----------------------------------------------------------------- self-play
@@ -276,79 +285,39 @@ def random_games(
 # ------------------------------------------------------------ the command
 
 
-def _table(result: dict, anchor: int) -> str:
-    rows = sorted(result["ratings"], key=lambda r: -r["elo"])
-    width = max(6, *(len(r["player"]) for r in rows))
-    text = f"{'rank':>4}  {'player':<{width}}  {'elo':>6}  {'±95%':>5}  {'games':>6}  {'points':>7}\n"
-    for i, r in enumerate(rows, 1):
-        text += (
-            f"{i:>4}  {r['player']:<{width}}  {r['elo']:>+6.0f}  {r['ci95']:>5.0f}  "
-            f"{r['games']:>6}  {r['points']:>7.1f}\n"
-        )
-    return text + f"\n{len(result['games'])} games; {result['players'][anchor]} anchored at 0"
-
-
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``yolah-ray`` (or ``python -m yolah.distributed``): the runs above
-    from a shell, with the ``yolah`` command's option names."""
-    import argparse
+    from a shell. The options of each run are the ``yolah`` command's own
+    (parsed and checked in Rust by the same definitions), and the table
+    of a tournament is the one ``yolah tournament`` prints."""
     import json
     import sys
     import time
 
-    parser = argparse.ArgumentParser(
-        prog="yolah-ray",
-        description="Tournaments, self-play and random games on Ray, "
-        "with the results of the yolah command for the same seed.",
-    )
-    parser.add_argument("--address", help="a Ray cluster (default: start Ray on this machine)")
-    parser.add_argument("--workers", type=int, help="tasks running at once (default: the CPUs)")
-    parser.add_argument("--games-per-task", type=int, help="games one task plays")
-    sub = parser.add_subparsers(dest="command", required=True)
-    t = sub.add_parser("tournament", help="a round robin into a resumable JSONL file")
-    t.add_argument("--players", nargs="+", required=True)
-    t.add_argument("--games-per-pair", type=int, required=True)
-    t.add_argument("--out", required=True)
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--tc")
-    t.add_argument("--anchor", help="the player rated 0 (default: the first)")
-    t.add_argument("--json", action="store_true")
-    s = sub.add_parser("selfplay", help="a training file of self-play positions")
-    s.add_argument("--player", required=True)
-    s.add_argument("--games", type=int, required=True)
-    s.add_argument("--out", required=True)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--work-dir")
-    r = sub.add_parser("random-games", help="count the results of random games")
-    r.add_argument("--games", type=int, default=1_000_000)
-    r.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    common = {"workers": args.workers, "address": args.address}
-    if args.games_per_task is not None:
-        common["games_per_task"] = args.games_per_task
+    argv = sys.argv[1:] if argv is None else list(argv)
     start = time.monotonic()
     try:
-        if args.command == "tournament":
-            anchor = 0
-            if args.anchor is not None:
-                if args.anchor not in args.players:
-                    parser.error(f"--anchor {args.anchor!r} is not one of the --players")
-                anchor = args.players.index(args.anchor)
-            result = tournament(args.players, args.games_per_pair, args.out, seed=args.seed,
-                                tc=args.tc, anchor=anchor, **common)
-            if args.json:
-                print(json.dumps({"ratings": result["ratings"], "games": len(result["games"]),
-                                  "seconds": time.monotonic() - start}))
-            else:
-                print(_table(result, anchor))
-        elif args.command == "selfplay":
-            info = selfplay(args.player, args.games, args.out, seed=args.seed,
-                            work_dir=args.work_dir, **common)
+        args = _yolah.ray_command(argv)
+        if "exit" in args:
+            print(args["message"], end="", file=sys.stderr if args["stderr"] else sys.stdout)
+            return args["exit"]
+        common = {"workers": args["workers"], "address": args["address"]}
+        per_task = args["games_per_task"]
+        if args["command"] == "tournament":
+            store = _play_tournament(args["players"], args["games_per_pair"], args["out"],
+                                     args["seed"], args["tc"], args["workers"],
+                                     per_task or TOURNAMENT_GAMES_PER_TASK, args["address"], None)
+            print(store.table(args["anchor"], json=args["json"]), end="")
+        elif args["command"] == "selfplay":
+            info = selfplay(args["player"], args["games"], args["out"], seed=args["seed"],
+                            work_dir=args["work_dir"],
+                            games_per_task=per_task or SELFPLAY_GAMES_PER_TASK, **common)
             print(f"{info['positions']} positions from {info['games']} games of "
-                  f"{info['player']} written to {args.out}")
+                  f"{info['player']} written to {args['out']}")
         else:
-            counts = random_games(args.games, seed=args.seed, **common)
-            counts.update(seed=args.seed, seconds=time.monotonic() - start)
+            counts = random_games(args["games"], seed=args["seed"],
+                                  games_per_task=per_task or RANDOM_GAMES_PER_TASK, **common)
+            counts.update(seed=args["seed"], seconds=time.monotonic() - start)
             print(json.dumps(counts))
     except (_yolah.YolahError, ValueError, OSError) as e:
         print(f"yolah-ray: error: {e}", file=sys.stderr)
