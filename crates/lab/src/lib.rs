@@ -11,8 +11,8 @@
 //! * [`standings`]: a tournament's ratings table, as text or JSON;
 //! * [`tune`]: the genetic algorithm for the alpha-beta weights;
 //! * [`selfplay`]: self-play positions for training, and their file format;
-//! * [`shard`]: cutting a run into shards for other processes or machines,
-//!   and telling a shard file's kind;
+//! * [`shard`]: cutting a run into shards for other processes or machines;
+//! * [`shard_file`]: telling which kind of run a shard file is from;
 //! * [`random_games`]: counts of random games, their shards and merging;
 //! * `options` (feature `cli`, with clap): the options of each run, shared
 //!   by the `yolah` command and `yolah-ray`;
@@ -40,6 +40,7 @@ pub mod random_games;
 pub mod ratings;
 pub mod selfplay;
 pub mod shard;
+pub mod shard_file;
 pub mod standings;
 pub mod tournament;
 #[cfg(feature = "train")]

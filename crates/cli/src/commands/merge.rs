@@ -1,13 +1,13 @@
 //! `yolah merge`: the shards of a run played with `--shard`, joined into
 //! what one run gives. The kind of run is read off the first file; the
-//! formats and their merging are the lab's ([`yolah_lab::shard::ShardFile`]).
+//! formats and their merging are the lab's ([`yolah_lab::shard_file::ShardFile`]).
 
 use super::tournament::table;
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use yolah_lab::random_games::{self, counts_json, counts_text};
 use yolah_lab::selfplay;
-use yolah_lab::shard::ShardFile;
+use yolah_lab::shard_file::ShardFile;
 use yolah_lab::standings::Standings;
 use yolah_lab::tournament::{self, Anchor};
 
