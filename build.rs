@@ -3,11 +3,11 @@
 //! includes, with the 64x64 shadow table beside them. The runtime therefore starts with every table already in the
 //! binary's read-only data: nothing is computed at start-up or on first use.
 
-use magicgen::geometry::shadow_slow;
-use magicgen::magics::Indexing;
-use magicgen::{MagicSet, Slider, Square};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
+use yolah_geometry::magics::Indexing;
+use yolah_geometry::rays::shadow_slow;
+use yolah_geometry::{MagicSet, Slider, Square};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

@@ -97,7 +97,7 @@ pub fn shadow(from: Square, to: Square) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use magicgen::geometry::queen_attacks_slow;
+    use yolah_geometry::rays::queen_attacks_slow;
 
     #[test]
     fn drawn_example_matches() {

@@ -6,14 +6,16 @@
 //! This crate is the rules and nothing else: [`Position`] and [`Move`],
 //! move generation by magic bitboards, the text form of positions, game
 //! records, perft, fast random playouts and Zobrist keys. Its only
-//! dependencies are the geometry types of `magicgen` and, for JSON records
+//! dependencies are `yolah-geometry` (squares, bitboards and the magic
+//! constants file, with no dependencies of its own) and, for JSON records
 //! (the default `serde` feature), serde. The computer players are in
 //! `yolah-players`, experiments (matches, tournaments, training) in
 //! `yolah-lab`.
 //!
 //! The move tables are magic bitboards generated at build time from committed
-//! constants (see the `magicgen` crate), so the engine needs no
-//! initialisation: everything is in `static` data when the process starts.
+//! constants (`magicgen/magics.txt`, read by `yolah-geometry`; the `magicgen`
+//! tool searches them), so the engine needs no initialisation: everything is
+//! in `static` data when the process starts.
 //!
 //! ```
 //! use yolah::{Position, Rng};
@@ -44,9 +46,9 @@ mod symmetry;
 mod text;
 pub mod zobrist;
 
-pub use magicgen::{Bitboard, Direction, Square};
 pub use moves::{Move, MoveList, ParseMoveError, MAX_MOVES};
 pub use position::{Color, IllegalMove, Outcome, Position};
 pub use rng::Rng;
 pub use symmetry::Symmetry;
 pub use text::ParsePositionError;
+pub use yolah_geometry::{Bitboard, Direction, Square};

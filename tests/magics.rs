@@ -2,9 +2,9 @@
 //! lookups equal naive ray casting. Also the shadow table, and blockers off
 //! the mask (which the lookups must ignore).
 
-use magicgen::geometry::{relevant_mask, shadow_slow, slider_attacks_slow, subsets, Slider};
 use yolah::attacks::{diagonal_attacks, orthogonal_attacks, queen_attacks, queen_moves, shadow};
 use yolah::{Bitboard, Rng, Square};
+use yolah_geometry::rays::{relevant_mask, shadow_slow, slider_attacks_slow, subsets, Slider};
 
 fn lookup(slider: Slider, sq: Square, occupied: Bitboard) -> Bitboard {
     match slider {

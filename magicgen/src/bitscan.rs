@@ -32,7 +32,6 @@ pub fn table(magic: u64, bits: u32) -> Vec<i8> {
 
 /// Plain random search: up to `max_tries` uniformly random candidates from a
 /// seeded ChaCha8 generator. Returns the magic and the tries it took.
-#[cfg(feature = "cli")]
 pub fn random_search(bits: u32, seed: u64, max_tries: u64) -> (Option<u64>, u64) {
     use rand_chacha::rand_core::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -77,7 +76,6 @@ mod tests {
         assert!(t.iter().all(|&v| v >= 0));
     }
 
-    #[cfg(feature = "cli")]
     #[test]
     fn random_search_finds_seven_bits() {
         let (magic, _) = random_search(7, 1, 10_000_000);

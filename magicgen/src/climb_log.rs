@@ -18,11 +18,11 @@
 //! each run its own log: runs that share one may drop each other's lines.
 
 use magicgen::compact::Climb;
-use magicgen::magics::Indexing;
-use magicgen::{Slider, Square};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::sync::Mutex;
+use yolah_geometry::magics::Indexing;
+use yolah_geometry::{Slider, Square};
 
 /// The header that names the run a log belongs to.
 pub fn header(seed: u64, indexing: Indexing, steps: u32) -> String {

@@ -3,14 +3,12 @@
 //! result turned round its window so that the ring's largest gap is where it
 //! wraps.
 //!
-//! The fit search offers these multipliers to every square next to its
-//! random ones; the interleave search packs them (`interleave.rs`). A block's runs are what no other block can share, so blocks
-//! made of a few dense clusters leave whole runs free between them for other
-//! blocks to fill. The first pool climbed towards the shortest span (one
-//! cluster) and gave no shorter table. A footprint pool gave 92,605 entries
-//! for seed 2 in a throwaway run, and 96,609 from magicgen itself, within
-//! the seeds' noise of the committed table (`docs/magic-tables.md`, sections
-//! 8 and 9).
+//! The interleave search packs these blocks (`interleave.rs`). The pool
+//! was first made for 8-slot runs that no two blocks share: a block made of
+//! a few dense clusters leaves whole runs free between them for other
+//! blocks to fill. Climbs towards the shortest span (one cluster) gave no
+//! shorter table; footprint climbs did (`docs/magic-tables.md`, sections 8
+//! to 11).
 //!
 //! Turning a black block is free. Let `b` be the lowest bit of the mask.
 //! Adding `d · 2^(64 − b)` to the multiplier leaves the product with any
@@ -25,13 +23,13 @@
 //! on the number of threads, and a pool of more climbs contains a pool of
 //! fewer (which the climb log of `magicgen --climb-log` builds on).
 
-use crate::geometry::relevant_mask;
-use crate::improve::{square_seed, squares, Problem, Scratch};
-use crate::magics::Indexing;
+use crate::problem::{square_seed, squares, Problem, Scratch};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use yolah_geometry::magics::Indexing;
+use yolah_geometry::rays::relevant_mask;
 
 /// A block's shape: its span (as a ring for black blocks), its used slots,
 /// the first used slot after the ring's largest gap, and its plain span.
@@ -451,8 +449,7 @@ pub fn recheck(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::geometry::Slider;
-    use crate::types::Square;
+    use yolah_geometry::{Slider, Square};
 
     #[test]
     fn turning_a_black_block_moves_every_slot_alike() {

@@ -32,12 +32,12 @@
 //! result does not depend on the number of threads.
 
 use crate::compact::turned;
-use crate::improve::{square_seed, squares, Problem, Scratch};
-use crate::magics::{Indexing, MagicEntry, MagicSet};
+use crate::problem::{square_seed, squares, Problem, Scratch};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
+use yolah_geometry::magics::{Indexing, MagicEntry, MagicSet};
 
 /// Independent chains of one search.
 pub const CHAINS: u64 = 2;

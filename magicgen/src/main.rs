@@ -1,17 +1,23 @@
-//! `magicgen`: searches the magic multipliers of the yolah move tables and
-//! writes the committed constants file; `magicgen bitscan` is the single-bit
-//! perfect hash demo.
+//! `magicgen`: verifies, reports and searches the magic multipliers of the
+//! yolah move tables (`magicgen/magics.txt`); `magicgen bitscan` is the
+//! single-bit perfect hash demo.
+//!
+//! Each run does one thing (its mode): with no mode flag it verifies the
+//! committed file and writes it back; `--check` only verifies it; `--report`
+//! prints a file's layout; `--classic` runs the classic search; `--effort`
+//! runs the interleave search. An option the chosen mode would ignore is
+//! refused, with the reason.
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use magicgen::bitscan;
-use magicgen::magics::Indexing;
 use magicgen::search::{search, SearchConfig, SquareReport, DEFAULT_SEED};
-use magicgen::{MagicSet, Slider, Square};
+use yolah_geometry::magics::Indexing;
+use yolah_geometry::{MagicSet, Slider, Square};
 
 mod climb_log;
 mod long;
 mod report;
-mod survey_cmd;
 
 use long::long_search;
 use std::process::ExitCode;
@@ -20,59 +26,56 @@ use std::time::Instant;
 /// The constants file that the yolah build script reads.
 const COMMITTED_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/magics.txt");
 
+/// The last commit with the fit and pack searches and `magicgen survey`.
+const REMOVED_AFTER: &str = "f871246";
+
 #[derive(Parser)]
 #[command(
     name = "magicgen",
     version,
-    about = "Finds the magic multipliers of the yolah move tables"
+    about = "Verifies, reports and searches the magic multipliers of the yolah move tables"
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Seed of the ChaCha8 generator (decimal or 0x-hex).
+    /// Seed of the ChaCha8 generator of a search (--classic, --effort,
+    /// bitscan's random search), decimal or 0x-hex.
     #[arg(long, global = true, value_parser = parse_u64, default_value_t = DEFAULT_SEED)]
     seed: u64,
-    /// Candidates tried per square for each bit below the mask size.
+    /// --classic: candidates tried per square for each bit below the mask
+    /// size.
     #[arg(long, default_value_t = SearchConfig::default().fewer_bit_tries)]
     fewer_bit_tries: u64,
-    /// Where to write the constants.
+    /// Where to write the constants (without a mode, --classic, --effort).
     #[arg(long, default_value = COMMITTED_PATH)]
     out: String,
     /// Verify the committed constants file (every magic, every occupancy)
     /// without searching or writing.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["report", "classic", "effort"])]
     check: bool,
     /// Print the layout of the committed constants (or of --file): bits and
     /// shift per square, block offsets and spans, the table's fill, and the
-    /// total next to the published layouts.
-    #[arg(long)]
+    /// total next to the published tables of each kind.
+    #[arg(long, conflicts_with_all = ["classic", "effort"])]
     report: bool,
     /// The constants file --report reads.
     #[arg(long, requires = "report")]
     file: Option<String>,
-    /// Run the long search for a small table at this effort (tries per square
-    /// and packing rounds grow with it) and write what it finds.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000), conflicts_with_all = ["check", "report", "classic"])]
+    /// Run the interleave search for a small table at this effort (packing
+    /// steps grow with it) and write what it finds.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000), conflicts_with = "classic")]
     effort: Option<u64>,
-    /// The long search's method: `fit` builds the table square by square,
-    /// choosing each magic for how its block fits the holes already there,
-    /// then compacts it; `pack` collects candidates per square first and
-    /// packs them; `interleave` packs the compact pool (`--compact`) run by
-    /// run (`--run-slots` slots to a run), by ruin and recreate.
-    #[arg(long, default_value = "fit", value_parser = parse_method, requires = "effort")]
+    /// The search's method: `interleave` (the only one) packs the compact
+    /// pool (`--compact`) slot by slot (`--run-slots` slots to a run) by
+    /// ruin and recreate.
+    #[arg(long, default_value = "interleave", value_parser = parse_method, requires = "effort")]
     method: Method,
-    /// The long search's indexing: black (`occupied | !mask`) or white.
-    #[arg(long, default_value = "black", value_parser = parse_indexing, requires = "effort")]
-    indexing: Indexing,
-    /// Threads of the long search (the result does not depend on it).
+    /// Threads of the search (the result does not depend on it).
     #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()), requires = "effort")]
     threads: usize,
     /// Climb this many times per square and width towards the block with
     /// the smallest footprint (the 8-slot runs it touches; 262,144 steps
-    /// each). The fit search offers every climb's block to every square
-    /// (black candidates are then also turned round their window); the
-    /// interleave search packs them, and needs them. 0 (the default): no
-    /// compact pool.
+    /// each): the compact pool that the search packs.
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
     /// Slots per run of the interleave search: two blocks never share a
@@ -84,7 +87,7 @@ pub(crate) struct Cli {
     /// A log of the compact pool's climbs, kept: climbs already in it are not
     /// climbed again, and each new one is appended as it ends. A killed run
     /// resumes from it, and a run with a larger `--compact` extends it. It
-    /// must come from the same seed and indexing.
+    /// must come from the same seed.
     #[arg(long, requires = "effort")]
     climb_log: Option<String>,
     /// Before using the climb log, climb this many of its climbs again
@@ -92,55 +95,29 @@ pub(crate) struct Cli {
     /// the check that a log grown over several runs is what one run gives.
     #[arg(long, default_value_t = 0, requires = "climb_log")]
     recheck_climbs: usize,
-    /// The long search's checkpoint (default: OUT.checkpoint); a run that
-    /// finds one for the same seed, effort and indexing resumes from it
-    /// (methods fit and pack; interleave keeps none, but `--climb-log`
-    /// keeps its pool).
-    #[arg(long, requires = "effort")]
-    checkpoint: Option<String>,
-    /// Search the classic layout (white magics, one private block per
-    /// square, the book's 107,648 entries) instead of verifying.
-    #[arg(long, conflicts_with_all = ["check", "report"])]
+    /// Search the classic layout (white magics, one block per square, the
+    /// book's 107,648 entries or fewer where blocks overlap) instead of
+    /// verifying.
+    #[arg(long)]
     classic: bool,
 }
 
-/// The long search's two methods.
+/// The search's methods: one is left.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Method {
-    /// Square by square into the holes (`magicgen::fit`).
-    Fit,
-    /// Candidates first, then a packer (`magicgen::improve`).
-    Pack,
-    /// The compact pool packed run by run (`magicgen::interleave`).
+    /// The compact pool packed slot by slot (`magicgen::interleave`).
     Interleave,
 }
 
-impl Method {
-    /// The name on the command line and in checkpoints.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Method::Fit => "fit",
-            Method::Pack => "pack",
-            Method::Interleave => "interleave",
-        }
-    }
-}
-
-/// `--method`: fit or pack.
+/// `--method`: interleave; the removed methods say where they went.
 fn parse_method(text: &str) -> Result<Method, String> {
     match text {
-        "fit" => Ok(Method::Fit),
-        "pack" => Ok(Method::Pack),
         "interleave" => Ok(Method::Interleave),
-        _ => Err(format!("{text:?} is not a method: fit, pack or interleave")),
-    }
-}
-
-fn parse_indexing(text: &str) -> Result<Indexing, String> {
-    match text {
-        "black" => Ok(Indexing::Black),
-        "white" => Ok(Indexing::White),
-        _ => Err(format!("{text:?} is not an indexing: black or white")),
+        "fit" | "pack" => Err(format!(
+            "the {text} search was removed (interleave finds smaller tables); \
+             it is in git history up to commit {REMOVED_AFTER}"
+        )),
+        _ => Err(format!("{text:?} is not a method: interleave")),
     }
 }
 
@@ -152,54 +129,158 @@ enum Command {
         /// Index bits (6 is the least possible).
         #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(6..=16))]
         bits: u32,
-        /// Random candidates to try in the comparison search.
+        /// Random candidates to try in the random search.
         #[arg(long, default_value_t = 50_000_000)]
         random_tries: u64,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
     },
-    /// Per square and index width, the fewest used slots and the shortest
-    /// span a single magic's block reaches in a seeded random search: the
-    /// targets for a packing of the shared table (best found, not proven).
-    Survey {
-        /// Multipliers tried per square and width.
-        #[arg(long, default_value_t = 300_000, value_parser = clap::value_parser!(u64).range(1..))]
-        tries: u64,
-        /// Widths as bits above the mask's, comma separated.
-        #[arg(long, default_value = "0,1,2", value_parser = parse_widths)]
-        widths: Widths,
-        /// Which squares: all, orthogonal, diagonal, or slider:square
-        /// names such as orthogonal:b7,diagonal:c1.
-        #[arg(long, default_value = "all")]
-        squares: String,
-        /// Threads (the result does not depend on it; at most one per square
-        /// is used).
-        #[arg(long, default_value_t = std::thread::available_parallelism().map_or(1, |n| n.get()))]
-        threads: usize,
-        /// Print one JSON object.
-        #[arg(long)]
-        json: bool,
-    },
 }
 
-/// `--widths`: bits above the mask's.
-#[derive(Clone, Debug)]
-struct Widths(Vec<u32>);
+/// What one run of magicgen does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// No mode flag: verify the committed file and write it back.
+    Rewrite,
+    /// `--check`.
+    Check,
+    /// `--report`.
+    Report,
+    /// `--classic`.
+    Classic,
+    /// `--effort N`: the interleave search.
+    Search,
+    /// `bitscan`; `random` says whether its random search runs (it does not
+    /// with Z3 and `--json`).
+    Bitscan { random: bool },
+}
 
-fn parse_widths(text: &str) -> Result<Widths, String> {
-    let mut widths = text
-        .split(',')
-        .map(|w| match w.trim().parse::<u32>() {
-            Ok(d) if d <= 4 => Ok(d),
-            _ => Err(format!(
-                "{w:?} is not a width: 0 to 4 bits above the mask's"
-            )),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    widths.sort_unstable();
-    widths.dedup();
-    Ok(Widths(widths))
+impl Mode {
+    const ALL: [Mode; 6] = [
+        Mode::Rewrite,
+        Mode::Check,
+        Mode::Report,
+        Mode::Classic,
+        Mode::Search,
+        Mode::Bitscan { random: true },
+    ];
+
+    fn of(cli: &Cli) -> Mode {
+        match cli.command {
+            Some(Command::Bitscan { json, .. }) => Mode::Bitscan {
+                random: !(json && cfg!(feature = "z3")),
+            },
+            None if cli.check => Mode::Check,
+            None if cli.report => Mode::Report,
+            None if cli.classic => Mode::Classic,
+            None if cli.effort.is_some() => Mode::Search,
+            None => Mode::Rewrite,
+        }
+    }
+
+    /// The options this mode reads (clap's ids: the field names).
+    fn reads(self) -> &'static [&'static str] {
+        match self {
+            Mode::Rewrite => &["out"],
+            Mode::Check => &["check"],
+            Mode::Report => &["report", "file"],
+            Mode::Classic => &["classic", "seed", "fewer_bit_tries", "out"],
+            Mode::Search => &[
+                "effort",
+                "seed",
+                "out",
+                "method",
+                "threads",
+                "compact",
+                "run_slots",
+                "climb_log",
+                "recheck_climbs",
+            ],
+            Mode::Bitscan { random: true } => &["seed", "random_tries", "bits", "json"],
+            Mode::Bitscan { random: false } => &["bits", "json"],
+        }
+    }
+
+    /// What the mode does, for the message that refuses an option.
+    fn what(self) -> &'static str {
+        match self {
+            Mode::Rewrite => {
+                "without a mode, magicgen verifies magicgen/magics.txt and writes it back"
+            }
+            Mode::Check => "--check only verifies magicgen/magics.txt",
+            Mode::Report => "--report only reads a constants file",
+            Mode::Classic => "--classic runs the classic search",
+            Mode::Search => "--effort runs the interleave search",
+            Mode::Bitscan { random: true } => "bitscan runs the single-bit hash demo",
+            Mode::Bitscan { random: false } => "bitscan --json with Z3 runs no random search",
+        }
+    }
+
+    /// The option that asks for this mode, if one does.
+    fn flag(self) -> Option<&'static str> {
+        match self {
+            Mode::Check => Some("check"),
+            Mode::Report => Some("report"),
+            Mode::Classic => Some("classic"),
+            Mode::Search => Some("effort"),
+            Mode::Rewrite | Mode::Bitscan { .. } => None,
+        }
+    }
+
+    /// How a user asks for this mode.
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Rewrite => "no mode",
+            Mode::Check => "--check",
+            Mode::Report => "--report",
+            Mode::Classic => "--classic",
+            Mode::Search => "--effort",
+            Mode::Bitscan { .. } => "bitscan",
+        }
+    }
+}
+
+/// Refuses every option given on the command line that `mode` would
+/// ignore: one meaning per option, and none silently dropped.
+fn refuse_unused(matches: &ArgMatches, mode: Mode) -> Result<(), String> {
+    let top = Cli::command();
+    let sub = top
+        .find_subcommand("bitscan")
+        .expect("bitscan is a subcommand")
+        .clone();
+    let levels = [
+        (Some(matches), top),
+        (matches.subcommand_matches("bitscan"), sub),
+    ];
+    for (m, command) in levels {
+        let Some(m) = m else { continue };
+        for arg in command.get_arguments() {
+            let id = arg.get_id().as_str();
+            if m.value_source(id) != Some(ValueSource::CommandLine) || mode.reads().contains(&id) {
+                continue;
+            }
+            let flag = arg.get_long().unwrap_or(id);
+            if let Some(other) = Mode::ALL.into_iter().find(|o| o.flag() == Some(id)) {
+                return Err(format!(
+                    "{} and {} are two modes: give one at a time",
+                    other.name(),
+                    mode.name()
+                ));
+            }
+            let users: Vec<&str> = Mode::ALL
+                .into_iter()
+                .filter(|other| other.reads().contains(&id))
+                .map(Mode::name)
+                .collect();
+            return Err(format!(
+                "--{flag} does nothing here: {}; --{flag} is for {}",
+                mode.what(),
+                users.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parse_u64(text: &str) -> Result<u64, String> {
@@ -211,34 +292,37 @@ fn parse_u64(text: &str) -> Result<u64, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Some(Command::Bitscan {
-            bits,
-            random_tries,
-            json,
-        }) => run_bitscan(bits, cli.seed, random_tries, json),
-        Some(Command::Survey {
-            tries,
-            ref widths,
-            ref squares,
-            threads,
-            json,
-        }) => survey_cmd::run(cli.seed, tries, &widths.0, squares, threads, json),
-        None if cli.check => check(),
-        None if cli.report => report::print(cli.file.as_deref().unwrap_or(COMMITTED_PATH)),
-        None if cli.classic => generate(&cli),
-        None => match cli.effort {
-            Some(effort) => long_search(&cli, effort),
-            None => rewrite(&cli),
-        },
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
     };
-    match result {
+    let mode = Mode::of(&cli);
+    match refuse_unused(&matches, mode).and_then(|()| run(&cli, mode)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("magicgen: error: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Runs `mode`.
+fn run(cli: &Cli, mode: Mode) -> Result<(), String> {
+    match (mode, &cli.command) {
+        (
+            _,
+            Some(Command::Bitscan {
+                bits,
+                random_tries,
+                json,
+            }),
+        ) => run_bitscan(*bits, cli.seed, *random_tries, *json),
+        (Mode::Check, _) => check(),
+        (Mode::Report, _) => report::print(cli.file.as_deref().unwrap_or(COMMITTED_PATH)),
+        (Mode::Classic, _) => generate(cli),
+        (Mode::Search, _) => long_search(cli, cli.effort.expect("--effort gives the mode")),
+        _ => rewrite(cli),
     }
 }
 
@@ -412,6 +496,64 @@ fn solve_bitscan(bits: u32, seed: u64, random_tries: u64) -> Result<(u64, &'stat
 mod tests {
     use super::*;
     use std::time::{Duration, SystemTime};
+
+    /// What magicgen says to `args` before running anything.
+    fn refusal(args: &[&str]) -> Option<String> {
+        let matches = Cli::command()
+            .try_get_matches_from([&["magicgen"], args].concat())
+            .expect("clap accepts these");
+        let cli = Cli::from_arg_matches(&matches).expect("parsed");
+        refuse_unused(&matches, Mode::of(&cli)).err()
+    }
+
+    #[test]
+    fn an_option_the_mode_ignores_is_refused_with_the_reason() {
+        let seed = refusal(&["--seed", "5"]).expect("refused");
+        assert!(seed.contains("--seed does nothing here"), "{seed}");
+        assert!(seed.contains("verifies magicgen/magics.txt"), "{seed}");
+        assert!(seed.contains("--classic, --effort, bitscan"), "{seed}");
+        let tries = refusal(&["--effort", "1", "--compact", "1", "--fewer-bit-tries", "3"]);
+        assert!(tries
+            .expect("refused")
+            .contains("--fewer-bit-tries is for --classic"));
+        let threads = refusal(&["--classic", "--threads", "2"]).expect("refused");
+        assert!(threads.contains("--threads is for --effort"), "{threads}");
+        assert!(refusal(&["--out", "x", "bitscan"]).is_some());
+        assert!(refusal(&["--report", "--seed", "3"]).is_some());
+        let two = refusal(&["--check", "bitscan"]).expect("refused");
+        assert!(two.contains("--check and bitscan are two modes"), "{two}");
+        // What each mode reads is accepted.
+        assert_eq!(refusal(&["--out", "x"]), None);
+        assert_eq!(refusal(&["--classic", "--seed", "3", "--out", "x"]), None);
+        assert_eq!(refusal(&["bitscan", "--bits", "7"]), None);
+        let search = [
+            "--effort",
+            "2",
+            "--compact",
+            "3",
+            "--seed",
+            "3",
+            "--threads",
+            "1",
+        ];
+        assert_eq!(refusal(&search), None);
+        assert_eq!(refusal(&["--report", "--file", "m.txt"]), None);
+    }
+
+    #[test]
+    fn the_search_needs_a_compact_pool() {
+        let cli = Cli::try_parse_from(["magicgen", "--effort", "1"]).unwrap();
+        let e = long_search(&cli, 1).unwrap_err();
+        assert!(e.contains("give --compact N"), "{e}");
+    }
+
+    #[test]
+    fn a_removed_method_says_where_it_went() {
+        let e = parse_method("fit").unwrap_err();
+        assert!(e.contains(REMOVED_AFTER), "{e}");
+        assert_eq!(parse_method("interleave"), Ok(Method::Interleave));
+        assert!(parse_method("nope").is_err());
+    }
 
     #[test]
     fn identical_constants_are_not_rewritten() {

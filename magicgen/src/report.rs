@@ -1,8 +1,8 @@
 //! `magicgen --report`: the layout of a constants file.
 
-use magicgen::pack::Block;
-use magicgen::MagicSet;
 use std::io::Write;
+use yolah_geometry::rays::subsets;
+use yolah_geometry::{MagicEntry, MagicSet};
 
 /// Published sizes of one table shared by both sliders.
 const PUBLISHED: [(usize, &str); 3] = [
@@ -25,22 +25,35 @@ pub fn print(path: &str) -> Result<(), String> {
     let table = set.attack_table().map_err(|e| format!("{path}: {e}"))?;
     let mut out = std::io::stdout().lock();
     match write_report(&mut out, path, &set, &table) {
-        Err(Failure::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(Failure::Io(e)) => Err(format!("cannot write the report: {e}")),
-        Err(Failure::Set(e)) => Err(e),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write the report: {e}")),
         Ok(()) => Ok(()),
     }
 }
 
-/// Why the report stopped: stdout failed, or the set is inconsistent.
-enum Failure {
-    Io(std::io::Error),
-    Set(String),
+/// Where one magic's block lies in its window of `2^bits` local slots.
+struct Block {
+    /// The local index of its first used slot.
+    first: u32,
+    /// Slots from the first used one to the last.
+    span: u32,
+    /// Slots it uses.
+    used: u32,
 }
 
-impl From<std::io::Error> for Failure {
-    fn from(e: std::io::Error) -> Failure {
-        Failure::Io(e)
+impl Block {
+    fn of(set: &MagicSet, e: &MagicEntry) -> Block {
+        let mut slots: Vec<u32> = subsets(e.mask())
+            .map(|occupied| e.local_index(set.indexing, occupied) as u32)
+            .collect();
+        slots.sort_unstable();
+        slots.dedup();
+        let (first, last) = (slots[0], slots[slots.len() - 1]);
+        Block {
+            first,
+            span: last - first + 1,
+            used: slots.len() as u32,
+        }
     }
 }
 
@@ -50,17 +63,14 @@ fn write_report(
     path: &str,
     set: &MagicSet,
     table: &[u64],
-) -> Result<(), Failure> {
+) -> std::io::Result<()> {
     writeln!(out, "{path}: {} magics", set.indexing.name())?;
     writeln!(
         out,
         "slider     square mask bits shift offset      first   span   used"
     )?;
     for e in &set.entries {
-        let block =
-            Block::new(set.indexing, e.slider, e.square, e.magic, e.bits).ok_or_else(|| {
-                Failure::Set(format!("{path}: {} {} collides", e.slider.name(), e.square))
-            })?;
+        let block = Block::of(set, e);
         writeln!(
             out,
             "{:<10} {}     {:>4} {:>4} {:>5} {:>7} {:>9} {:>6} {:>6}",
@@ -71,8 +81,8 @@ fn write_report(
             64 - e.bits,
             e.offset,
             e.offset + i64::from(block.first),
-            block.span(),
-            block.used()
+            block.span,
+            block.used
         )?;
     }
     let used = table.iter().filter(|&&v| v != 0).count();

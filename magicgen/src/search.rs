@@ -8,11 +8,11 @@
 //! letting blocks overlap where their used slots agree. Every step is a pure
 //! function of the seed, so the output is reproducible byte for byte.
 
-use crate::geometry::{relevant_mask, slider_attacks_slow, subsets, Slider};
-use crate::magics::{local_index, Indexing, MagicEntry, MagicSet};
-use crate::types::{Bitboard, Square};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use yolah_geometry::magics::{local_index, Indexing, MagicEntry, MagicSet};
+use yolah_geometry::rays::{relevant_mask, slider_attacks_slow, subsets, Slider};
+use yolah_geometry::{Bitboard, Square};
 
 /// The seed of the committed constants.
 pub const DEFAULT_SEED: u64 = 0x5941_4c4f_4821_2025;

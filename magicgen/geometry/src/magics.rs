@@ -17,12 +17,12 @@
 //! block per square; the offset may be negative when a block's first used
 //! slot is past its start.
 
-use crate::geometry::{relevant_mask, slider_attacks_slow, subsets, Slider};
+use crate::rays::{relevant_mask, slider_attacks_slow, subsets, Slider};
 use crate::types::{Bitboard, Square};
 use core::fmt;
 
 /// The committed constants file, read by the `yolah` build script.
-pub const COMMITTED: &str = include_str!("../magics.txt");
+pub const COMMITTED: &str = include_str!("../../magics.txt");
 
 /// How a magic reads the occupancy: `occupied & mask` (white) or
 /// `occupied | !mask` (black). One set uses one of them, so the runtime's

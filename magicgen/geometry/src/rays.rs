@@ -114,8 +114,8 @@ pub fn shadow_slow(from: Square, to: Square) -> Bitboard {
 /// board's edge stops nothing further).
 ///
 /// ```
-/// use magicgen::geometry::{relevant_mask, Slider};
-/// use magicgen::Square;
+/// use yolah_geometry::rays::{relevant_mask, Slider};
+/// use yolah_geometry::Square;
 ///
 /// let d3 = Square::parse("d3").unwrap();
 /// assert_eq!(relevant_mask(Slider::Orthogonal, d3).count(), 10);
