@@ -17,10 +17,14 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod archive;
+mod clock;
+mod host;
 mod hub;
 mod limits;
 mod net;
 mod protocol;
+mod routes;
 mod search;
 mod store;
 mod ws;
@@ -28,12 +32,6 @@ mod ws;
 pub use limits::Limits;
 pub use store::StoreError;
 
-use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Extension, Json, Router};
 use hub::{ConnId, Hub, Outbox};
 use protocol::ServerMessage;
 use search::{Job, Pool};
@@ -56,9 +54,6 @@ pub const DEFAULT_PLAYERS: [&str; 5] = [
     "alphabeta:time=2s",
 ];
 
-/// Games one `/games` page lists at most.
-const MAX_ARCHIVE_PAGE: usize = 100;
-
 /// How the server runs.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -69,6 +64,9 @@ pub struct Config {
     /// Origins other than the server's own that may open `/ws`, such as
     /// `https://example.com`.
     pub allowed_origins: Vec<String>,
+    /// Names the server answers to besides its addresses and `localhost`
+    /// (any other `Host` is refused), such as `yolah.example.org`.
+    pub public_hosts: Vec<String>,
     /// The bounds.
     pub limits: Limits,
 }
@@ -79,6 +77,7 @@ impl Default for Config {
             players: DEFAULT_PLAYERS.iter().map(|s| s.to_string()).collect(),
             db: ":memory:".into(),
             allowed_origins: Vec::new(),
+            public_hosts: Vec::new(),
             limits: Limits::default(),
         }
     }
@@ -92,10 +91,15 @@ pub(crate) struct Shared {
     pool: Mutex<Option<Pool>>,
     limits: Limits,
     allowed_origins: Vec<String>,
+    hosts: host::Hosts,
     shutdown: tokio::sync::watch::Sender<bool>,
     counter: Arc<net::Counter>,
     /// Protocol messages queued to clients since the start.
     messages_sent: AtomicU64,
+    /// Woken when the hub's next wake-up moves earlier.
+    rearm: tokio::sync::Notify,
+    /// The archive's connections to the database.
+    reader: Arc<store::Reader>,
 }
 
 impl Shared {
@@ -130,6 +134,9 @@ impl Shared {
     /// Delivers an outbox: messages to their connections, searches to the
     /// pool.
     fn dispatch(&self, out: Outbox) {
+        if out.rearm {
+            self.rearm.notify_one();
+        }
         for (conn, message) in out.messages {
             self.send(conn, message);
         }
@@ -152,16 +159,73 @@ pub fn random_key() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Serves on `listener` until `shutdown` completes: then stops accepting,
-/// closes every WebSocket with code 1001 after what was queued for it, and
-/// waits (a few seconds at most) for open exchanges to end.
+/// Serves on `listener` until `shutdown` completes: [`Server::open`], then
+/// [`Server::serve`].
 pub async fn serve(
     listener: TcpListener,
     config: Config,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), StoreError> {
-    let store = store::Store::open(&config.db)?;
+    Server::open(config)?.serve(listener, shutdown).await
+}
+
+/// A server whose database is open, ready to serve.
+pub struct Server {
+    config: Config,
+    store: store::Store,
+}
+
+impl Server {
+    /// Opens the database, and raises the process's limit on open files
+    /// (lowering the connection cap to fit under it if it cannot be raised
+    /// far enough: a server out of descriptors can accept nobody, not even
+    /// to refuse them).
+    pub fn open(mut config: Config) -> Result<Server, StoreError> {
+        let store = store::Store::open(&config.db)?;
+        if let Some(files) = net::raise_descriptor_limit() {
+            let room = files.saturating_sub(net::RESERVED_DESCRIPTORS).max(1) as usize;
+            if config.limits.max_connections > room {
+                eprintln!(
+                    "yolah serve: the process may open {files} files: at most {room} \
+                     connections (not {}); raise `ulimit -n` for more",
+                    config.limits.max_connections
+                );
+                config.limits.max_connections = room;
+            }
+        }
+        Ok(Server { config, store })
+    }
+
+    /// The bounds in force (the connection cap may be lower than asked).
+    pub fn limits(&self) -> &Limits {
+        &self.config.limits
+    }
+
+    /// Serves on `listener` until `shutdown` completes: then stops
+    /// accepting, closes every WebSocket with code 1001 after what was
+    /// queued for it, and waits (a few seconds at most) for open exchanges
+    /// to end.
+    pub async fn serve(
+        self,
+        listener: TcpListener,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> Result<(), StoreError> {
+        let Server { config, store } = self;
+        run(listener, config, store, shutdown).await
+    }
+}
+
+/// Read-only connections the archive's requests share.
+const ARCHIVE_CONNECTIONS: usize = 2;
+
+async fn run(
+    listener: TcpListener,
+    config: Config,
+    store: store::Store,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<(), StoreError> {
     let limits = config.limits.clone();
+    let reader = Arc::new(store.reader(ARCHIVE_CONNECTIONS)?);
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let shared = Arc::new(Shared {
         hub: Mutex::new(Hub::new(
@@ -175,9 +239,12 @@ pub async fn serve(
         pool: Mutex::new(None),
         limits: limits.clone(),
         allowed_origins: config.allowed_origins.clone(),
+        hosts: host::Hosts::new(&config.public_hosts),
         shutdown: shutdown_tx,
         counter: net::Counter::new(limits.max_connections, limits.max_connections_per_addr),
         messages_sent: AtomicU64::new(0),
+        rearm: tokio::sync::Notify::new(),
+        reader,
     });
     let weak: Weak<Shared> = Arc::downgrade(&shared);
     let on_done = Arc::new(move |job: &Job, outcome| {
@@ -212,13 +279,39 @@ pub async fn serve(
         })
     };
 
+    // The hub's own appointments (moves to save again), each on time.
+    let waker = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            loop {
+                let next = shared.hub().next_wake();
+                let rearmed = shared.rearm.notified();
+                match next {
+                    Some(at) => tokio::select! {
+                        _ = tokio::time::sleep_until(at.into()) => {}
+                        _ = rearmed => continue,
+                    },
+                    None => {
+                        rearmed.await;
+                        continue;
+                    }
+                }
+                let out = shared.hub().wake(Instant::now());
+                shared.dispatch(out);
+            }
+        })
+    };
+
     let accept = tokio::spawn(net::accept_loop(
         listener,
-        router(Arc::clone(&shared)),
+        routes::router(Arc::clone(&shared)),
         Arc::clone(&shared.counter),
-        limits.header_timeout,
+        net::Timeouts {
+            header: limits.header_timeout,
+            write: limits.write_timeout,
+            grace: Duration::from_secs(5),
+        },
         shutdown_rx,
-        Duration::from_secs(5),
     ));
     shutdown.await;
     // Stop accepting and close every WebSocket (each sends its Close).
@@ -229,6 +322,7 @@ pub async fn serve(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     sweeper.abort();
+    waker.abort();
     // Stop the searches and the workers.
     let pool = shared
         .pool
@@ -242,218 +336,37 @@ pub async fn serve(
 
 /// [`serve`] until SIGTERM or SIGINT (Ctrl-C).
 pub async fn serve_until_signal(listener: TcpListener, config: Config) -> Result<(), StoreError> {
-    serve(listener, config, async {
-        let ctrl_c = tokio::signal::ctrl_c();
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            match signal(SignalKind::terminate()) {
-                Ok(mut term) => {
-                    tokio::select! {
-                        _ = ctrl_c => {}
-                        _ = term.recv() => {}
-                    }
-                }
-                Err(_) => {
-                    let _ = ctrl_c.await;
+    Server::open(config)?.serve_until_signal(listener).await
+}
+
+impl Server {
+    /// [`Server::serve`] until SIGTERM or SIGINT (Ctrl-C).
+    pub async fn serve_until_signal(self, listener: TcpListener) -> Result<(), StoreError> {
+        self.serve(listener, until_signal()).await
+    }
+}
+
+/// SIGTERM or SIGINT (Ctrl-C).
+async fn until_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
                 }
             }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
         }
-        #[cfg(not(unix))]
-        {
-            let _ = ctrl_c.await;
-        }
-        eprintln!("yolah serve: shutting down");
-    })
-    .await
-}
-
-fn router(shared: Arc<Shared>) -> Router {
-    Router::new()
-        .route("/", get(page))
-        .route("/record", get(record))
-        .route("/games", get(archive))
-        .route("/games/{id}", get(archived_record))
-        .route("/games/{id}/history", get(archived_history))
-        .route("/ws", get(websocket))
-        .route("/stats", get(stats))
-        .with_state(shared)
-}
-
-/// The server's counters: `games_in_memory`, `connections`, `websockets`,
-/// `searches_queued`, `messages_sent`.
-async fn stats(State(shared): State<Arc<Shared>>) -> Response {
-    let queued = shared
-        .pool
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_ref()
-        .map_or(0, Pool::queued);
-    Json(serde_json::json!({
-        "games_in_memory": shared.hub().games_in_memory(),
-        "connections": shared.counter.open(),
-        "websockets": shared.conns().len(),
-        "searches_queued": queued,
-        "messages_sent": shared.messages_sent.load(Ordering::Relaxed),
-    }))
-    .into_response()
-}
-
-async fn page() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE)
-}
-
-fn json_download(record: &yolah::record::GameRecord, name: &str) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "application/json".to_string()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}\""),
-            ),
-        ],
-        record.to_json(),
-    )
-        .into_response()
-}
-
-fn server_error(e: StoreError) -> Response {
-    eprintln!("yolah serve: {e}");
-    (StatusCode::INTERNAL_SERVER_ERROR, "database error\n").into_response()
-}
-
-async fn record(
-    State(shared): State<Arc<Shared>>,
-    Query(q): Query<HashMap<String, String>>,
-) -> Response {
-    let Some(key) = q.get("key") else {
-        return (StatusCode::BAD_REQUEST, "give ?key=KEY\n").into_response();
-    };
-    match shared.hub().record(key) {
-        Ok(Some(r)) => json_download(&r, "yolah-game.json"),
-        Ok(None) => (StatusCode::NOT_FOUND, "unknown key\n").into_response(),
-        Err(e) => server_error(e),
     }
-}
-
-async fn archive(
-    State(shared): State<Arc<Shared>>,
-    Query(q): Query<HashMap<String, String>>,
-) -> Response {
-    let number = |k: &str| q.get(k).map(|v| v.parse::<u64>());
-    let before = match number("before").transpose() {
-        Ok(b) => b,
-        Err(_) => {
-            return (StatusCode::BAD_REQUEST, "before= must be a game number\n").into_response()
-        }
-    };
-    let limit = match number("limit").transpose() {
-        Ok(l) => l.map_or(20, |l| (l as usize).clamp(1, MAX_ARCHIVE_PAGE)),
-        Err(_) => return (StatusCode::BAD_REQUEST, "limit= must be a number\n").into_response(),
-    };
-    match shared.hub().archive(before, limit) {
-        Ok(games) => {
-            let next = (games.len() == limit)
-                .then(|| games.last().map(|g| g.id))
-                .flatten();
-            Json(serde_json::json!({ "games": games, "next_before": next })).into_response()
-        }
-        Err(e) => server_error(e),
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
     }
-}
-
-async fn archived_record(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Response {
-    match shared.hub().archived_record(id) {
-        Ok(Some(r)) => json_download(&r, &format!("yolah-game-{id}.json")),
-        Ok(None) => (StatusCode::NOT_FOUND, "no finished game with that number\n").into_response(),
-        Err(e) => server_error(e),
-    }
-}
-
-async fn archived_history(State(shared): State<Arc<Shared>>, Path(id): Path<u64>) -> Response {
-    let record = match shared.hub().archived_record(id) {
-        Ok(Some(r)) => r,
-        Ok(None) => {
-            return (StatusCode::NOT_FOUND, "no finished game with that number\n").into_response()
-        }
-        Err(e) => return server_error(e),
-    };
-    let mut pos = yolah::Position::START;
-    let mut positions = vec![pos.to_text()];
-    for text in &record.moves {
-        if let Ok(m) = text.parse() {
-            pos.play(m);
-        }
-        positions.push(pos.to_text());
-    }
-    Json(serde_json::json!({
-        "type": "history",
-        "positions": positions,
-        "moves": record.moves,
-        "black": record.metadata.get("black"),
-        "white": record.metadata.get("white"),
-        "result": record.metadata.get("result"),
-    }))
-    .into_response()
-}
-
-/// Whether a WebSocket may be opened from the page at `Origin`: the
-/// server's own origin (same host as the request's `Host`), one allowed by
-/// `--allow-origin`, or no `Origin` at all (not a browser).
-fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return true;
-    };
-    let Ok(origin) = origin.to_str() else {
-        return false;
-    };
-    if allowed.iter().any(|a| a.trim_end_matches('/') == origin) {
-        return true;
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    let origin_host = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .unwrap_or("");
-    !host.is_empty() && origin_host == host
-}
-
-async fn websocket(
-    ws: WebSocketUpgrade,
-    State(shared): State<Arc<Shared>>,
-    Extension(peer): Extension<net::Peer>,
-    headers: HeaderMap,
-) -> Response {
-    if !origin_allowed(&headers, &shared.allowed_origins) {
-        return (
-            StatusCode::FORBIDDEN,
-            "this origin may not open a game connection (see yolah serve --allow-origin)\n",
-        )
-            .into_response();
-    }
-    let limits = &shared.limits;
-    ws.max_message_size(limits.max_message_bytes)
-        .max_frame_size(limits.max_message_bytes)
-        .max_write_buffer_size(limits.max_write_buffer)
-        .on_upgrade(move |socket| ws::connection(socket, shared, peer))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn origins() {
-        let mut h = HeaderMap::new();
-        h.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
-        assert!(origin_allowed(&h, &[]), "no Origin: not a browser");
-        h.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
-        assert!(origin_allowed(&h, &[]));
-        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
-        assert!(!origin_allowed(&h, &[]));
-        assert!(origin_allowed(&h, &["https://evil.example/".into()]));
-    }
+    eprintln!("yolah serve: shutting down");
 }

@@ -12,6 +12,9 @@ pub struct Limits {
     pub max_games: usize,
     /// Unfinished games one client address may have created and still hold.
     pub max_games_per_addr: usize,
+    /// Games one client address may create in 24 hours (counted in the
+    /// database, finished or not): what it can make the server store.
+    pub max_daily_games_per_addr: usize,
     /// Open TCP connections in all.
     pub max_connections: usize,
     /// Open TCP connections from one client address.
@@ -31,8 +34,12 @@ pub struct Limits {
     /// Bytes the server buffers for writing to one WebSocket before the
     /// connection is dropped.
     pub max_write_buffer: usize,
-    /// Time a client has to send a whole HTTP request head.
+    /// Time a client has to send a whole HTTP request head (and the time
+    /// an open connection may wait for its next request).
     pub header_timeout: Duration,
+    /// Time a write to a client may make no progress (it does not read)
+    /// before its connection is dropped.
+    pub write_timeout: Duration,
     /// How often the server pings a WebSocket client.
     pub ping_interval: Duration,
     /// A WebSocket that sends nothing (not even a pong) for this long is
@@ -52,6 +59,7 @@ impl Default for Limits {
         Limits {
             max_games: 1_000,
             max_games_per_addr: 20,
+            max_daily_games_per_addr: 500,
             max_connections: 4_096,
             max_connections_per_addr: 64,
             max_watchers: 100,
@@ -61,6 +69,7 @@ impl Default for Limits {
             max_message_bytes: 4_096,
             max_write_buffer: 256 << 10,
             header_timeout: Duration::from_secs(10),
+            write_timeout: Duration::from_secs(10),
             ping_interval: Duration::from_secs(20),
             idle_timeout: Duration::from_secs(60),
             retention: Duration::from_secs(600),

@@ -1,15 +1,149 @@
 //! Accepting TCP connections within bounds: a cap in all and per client
-//! address (a connection over either is closed at once), `TCP_NODELAY` (a
-//! small reply is not held back waiting for the client's delayed ACK), and
-//! HTTP/1 served by hyper with a deadline on the request head, so a client
-//! that connects and sends nothing, or trickles a header byte by byte,
-//! is dropped.
+//! address (a connection over either is closed at once), below what the
+//! process may open (the descriptor limit is raised at start, and the cap
+//! lowered to fit it), `TCP_NODELAY` (a small reply is not held back waiting
+//! for the client's delayed ACK), and HTTP/1 served by hyper with a deadline
+//! on the request head, so a client that connects and sends nothing, or
+//! trickles a header byte by byte, is dropped; and a deadline on every
+//! write, so a client that stops reading (pipelined requests whose answers
+//! it never reads, a WebSocket it never drains) is dropped too.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::io;
 use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpListener;
+
+/// Descriptors the process needs besides its connections: standard streams,
+/// the listener, the runtime's, the database's files.
+pub const RESERVED_DESCRIPTORS: u64 = 64;
+
+/// Raises the soft limit on open files to the hard limit, and returns the
+/// limit now in force (`None` where there is no such limit to read).
+pub fn raise_descriptor_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `limit` is a valid, writable rlimit for the call to fill.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+            return None;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            // SAFETY: `raised` is a valid rlimit; failure leaves the old one.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                limit = raised;
+            }
+        }
+        #[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux, not everywhere
+        Some(limit.rlim_cur as u64)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// An I/O stream whose writes may not stall: a write (or flush) that makes
+/// no progress for `limit` fails with `TimedOut`, and the connection ends.
+pub struct StallLimit<T> {
+    inner: T,
+    limit: Duration,
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl<T> StallLimit<T> {
+    /// `inner`, whose writes may stall for `limit` at most.
+    pub fn new(inner: T, limit: Duration) -> StallLimit<T> {
+        StallLimit {
+            inner,
+            limit,
+            stalled: None,
+        }
+    }
+
+    /// `poll` (a write) unless it has been pending for too long.
+    fn guard<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: impl FnOnce(Pin<&mut T>, &mut Context<'_>) -> Poll<io::Result<R>>,
+    ) -> Poll<io::Result<R>>
+    where
+        T: Unpin,
+    {
+        match poll(Pin::new(&mut self.inner), cx) {
+            Poll::Ready(r) => {
+                self.stalled = None;
+                Poll::Ready(r)
+            }
+            Poll::Pending => {
+                let limit = self.limit;
+                let timer = self
+                    .stalled
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+                match timer.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client does not read what it is sent",
+                    ))),
+                    Poll::Pending => Poll::Pending,
+                }
+            }
+        }
+    }
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for StallLimit<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for StallLimit<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().guard(cx, |t, cx| t.poll_write(cx, buf))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().guard(cx, |t, cx| t.poll_flush(cx))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().guard(cx, |t, cx| t.poll_shutdown(cx))
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut()
+            .guard(cx, |t, cx| t.poll_write_vectored(cx, bufs))
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
 
 /// Counts open connections, in all and per address.
 #[derive(Default)]
@@ -88,17 +222,27 @@ pub struct Peer {
     pub _guard: Arc<Guard>,
 }
 
+/// How connections are served.
+pub struct Timeouts {
+    /// Time to send a request's head.
+    pub header: Duration,
+    /// Time a write may make no progress.
+    pub write: Duration,
+    /// Time open exchanges get to end at shutdown.
+    pub grace: Duration,
+}
+
 /// Accepts connections on `listener` and serves `router` on them until
 /// `shutdown` says so; then stops accepting, lets requests in progress end
-/// and waits for every connection to close (for at most `grace`).
+/// and waits for every connection to close (for at most `timeouts.grace`).
 pub async fn accept_loop(
     listener: TcpListener,
     router: axum::Router,
     counter: Arc<Counter>,
-    header_timeout: Duration,
+    timeouts: Timeouts,
     mut shutdown: tokio::sync::watch::Receiver<bool>,
-    grace: Duration,
 ) {
+    let grace = timeouts.grace;
     use hyper_util::rt::{TokioIo, TokioTimer};
     use tower::ServiceExt;
     loop {
@@ -132,9 +276,12 @@ pub async fn accept_loop(
         });
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
-            .header_read_timeout(header_timeout)
+            .header_read_timeout(timeouts.header)
             .max_buf_size(64 << 10)
-            .serve_connection(TokioIo::new(stream), service)
+            .serve_connection(
+                TokioIo::new(StallLimit::new(stream, timeouts.write)),
+                service,
+            )
             .with_upgrades();
         let mut shutdown = shutdown.clone();
         tokio::spawn(async move {

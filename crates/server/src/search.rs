@@ -1,6 +1,9 @@
 //! The computer players' searches: a fixed pool of worker threads and one
 //! queue, so that however many games wait for a computer move, the server
-//! runs at most `threads` searches at once.
+//! runs at most `threads` searches at once. The queue is shared fairly
+//! between client addresses: a worker takes the oldest job of the next
+//! address in turn, so one address with twenty slow games waiting makes
+//! another person wait for one search at most, not twenty.
 //!
 //! Players live in the workers, not in the games: each worker keeps one
 //! player per spec it has been asked for (created on first use, its tables
@@ -31,6 +34,8 @@ pub struct Job {
     pub spec: String,
     /// Raised when the move is no longer wanted.
     pub stop: Stop,
+    /// Whose turn in the queue it takes: the address that created the game.
+    pub owner: String,
 }
 
 /// What became of a job.
@@ -55,9 +60,46 @@ pub fn make_player(spec: &str) -> Result<Box<dyn Player>, String> {
     from_spec(spec).map_err(|e| e.to_string())
 }
 
+/// Jobs waiting, by address, and the addresses in the order they are
+/// served (each address with jobs appears once).
+#[derive(Default)]
 struct Queue {
-    jobs: VecDeque<Job>,
+    jobs: HashMap<String, VecDeque<Job>>,
+    turns: VecDeque<String>,
+    len: usize,
     closed: bool,
+}
+
+impl Queue {
+    fn push(&mut self, job: Job) {
+        let waiting = self.jobs.entry(job.owner.clone()).or_default();
+        if waiting.is_empty() {
+            self.turns.push_back(job.owner.clone());
+        }
+        waiting.push_back(job);
+        self.len += 1;
+    }
+
+    /// The oldest job of the address whose turn it is; the address goes to
+    /// the back of the line if it has more.
+    fn pop(&mut self) -> Option<Job> {
+        let owner = self.turns.pop_front()?;
+        let waiting = self.jobs.get_mut(&owner)?;
+        let job = waiting.pop_front()?;
+        if waiting.is_empty() {
+            self.jobs.remove(&owner);
+        } else {
+            self.turns.push_back(owner);
+        }
+        self.len -= 1;
+        Some(job)
+    }
+
+    fn drain(&mut self) -> impl Iterator<Item = Job> + '_ {
+        self.turns.clear();
+        self.len = 0;
+        self.jobs.drain().flat_map(|(_, jobs)| jobs)
+    }
 }
 
 struct Shared {
@@ -76,10 +118,7 @@ impl Pool {
     /// `make` and report to `on_done`.
     pub fn new(threads: usize, make: Arc<MakePlayer>, on_done: Arc<OnDone>) -> Pool {
         let shared = Arc::new(Shared {
-            queue: Mutex::new(Queue {
-                jobs: VecDeque::new(),
-                closed: false,
-            }),
+            queue: Mutex::new(Queue::default()),
             ready: Condvar::new(),
         });
         let workers = (0..threads.max(1))
@@ -104,7 +143,7 @@ impl Pool {
             .queue
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        q.jobs.push_back(job);
+        q.push(job);
         self.shared.ready.notify_one();
     }
 
@@ -115,7 +154,7 @@ impl Pool {
             .queue
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        q.jobs.len()
+        q.len
     }
 }
 
@@ -130,7 +169,7 @@ impl Drop for Pool {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             q.closed = true;
-            for job in q.jobs.drain(..) {
+            for job in q.drain() {
                 job.stop.request();
             }
         }
@@ -152,7 +191,7 @@ fn work(shared: &Shared, make: &MakePlayer, on_done: &OnDone) {
                 if q.closed {
                     return;
                 }
-                if let Some(job) = q.jobs.pop_front() {
+                if let Some(job) = q.pop() {
                     break job;
                 }
                 q = shared.ready.wait(q).unwrap_or_else(PoisonError::into_inner);
@@ -267,7 +306,27 @@ mod tests {
             pos: Position::START,
             spec: spec.into(),
             stop: Stop::new(),
+            owner: "127.0.0.1".into(),
         }
+    }
+
+    #[test]
+    fn addresses_take_turns_in_the_queue() {
+        let mut q = Queue::default();
+        let from = |game, owner: &str| Job {
+            owner: owner.into(),
+            ..job(game, "random")
+        };
+        for g in 1..=3 {
+            q.push(from(g, "hog"));
+        }
+        q.push(from(10, "other"));
+        q.push(from(4, "hog"));
+        q.push(from(11, "other"));
+        q.push(from(20, "third"));
+        let order: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|j| j.game).collect();
+        assert_eq!(order, [1, 10, 20, 2, 11, 3, 4]);
+        assert_eq!(q.len, 0);
     }
 
     #[test]

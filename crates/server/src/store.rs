@@ -4,17 +4,38 @@
 //! A move is committed before it is broadcast, so what any client has seen
 //! is on disk (in the write-ahead log: `synchronous = NORMAL` survives a
 //! crash of the process, `kill -9` included; a power cut may lose the last
-//! moves). `:memory:` keeps everything in memory instead.
+//! moves). `:memory:` keeps nothing: a temporary file, removed when the
+//! server stops.
+//!
+//! Two kinds of connection: the [`Store`], which the hub writes through
+//! (it never waits for SQLite's lock: a refused write fails at once, and
+//! the hub tries again later), and the [`Reader`], a few read-only
+//! connections for the archive, used without the hub's lock (the
+//! write-ahead log lets them read while the hub writes). One server per
+//! file ([`lock`]).
 //!
 //! Keys are stored as SHA-256 hashes: the database alone does not let anyone
 //! take a seat.
 
+mod lock;
+mod reader;
+mod schema;
+
+pub use reader::Reader;
+
+use crate::clock::TimeControl;
 use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use std::fmt;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use yolah::record::GameRecord;
 use yolah::{Color, Move, Position};
+
+/// Plies a finished game needs to be listed in the archive: shorter ones
+/// (abandoned, resigned at once) are kept, and reachable by their keys,
+/// but not worth a line.
+pub const MIN_LISTED_PLIES: u64 = 10;
 
 /// The SHA-256 of a key.
 pub type KeyHash = [u8; 32];
@@ -81,12 +102,23 @@ pub struct StoredGame {
     pub white: String,
     /// Every move, passes included.
     pub moves: Vec<Move>,
+    /// After each move, the mover's time left (timed games; not after a
+    /// pass, which takes no time).
+    pub clocks: Vec<Option<Duration>>,
     /// The client address that created it.
     pub owner: String,
     /// Seconds since 1970 when it was created.
     pub created: u64,
     /// Seconds since 1970 when it ended.
     pub finished: Option<u64>,
+    /// `1-0`, `0-1` or `1/2-1/2` once over.
+    pub result: Option<String>,
+    /// Why it ended, in words, once over.
+    pub reason: Option<String>,
+    /// The people's display names, Black's then White's, when they gave one.
+    pub names: [Option<String>; 2],
+    /// Its time control, if it has a clock.
+    pub time_control: Option<TimeControl>,
 }
 
 impl StoredGame {
@@ -97,10 +129,10 @@ impl StoredGame {
         for &m in &self.moves {
             end.play(m);
         }
-        let result = if end.is_game_over() {
-            end.outcome().notation()
-        } else {
-            "*"
+        let result = match &self.result {
+            Some(result) => result.as_str(),
+            None if end.is_game_over() => end.outcome().notation(),
+            None => "*",
         };
         for (k, v) in [
             ("black", self.black.as_str()),
@@ -113,6 +145,19 @@ impl StoredGame {
         r.metadata.insert("created".into(), self.created.into());
         if let Some(f) = self.finished {
             r.metadata.insert("finished".into(), f.into());
+        }
+        if let Some(reason) = &self.reason {
+            r.metadata
+                .insert("termination".into(), reason.as_str().into());
+        }
+        for (key, name) in ["black_name", "white_name"].iter().zip(&self.names) {
+            if let Some(name) = name {
+                r.metadata.insert((*key).into(), name.as_str().into());
+            }
+        }
+        if let Some(tc) = self.time_control {
+            r.metadata
+                .insert("time_control".into(), tc.to_string().into());
         }
         r
     }
@@ -133,72 +178,127 @@ pub struct Summary {
     pub plies: u64,
     /// Seconds since 1970 when it ended.
     pub finished: u64,
+    /// Why it ended.
+    pub reason: Option<String>,
+    /// The people's names, Black's then White's.
+    pub names: [Option<String>; 2],
+    /// Its time control (`3+2`), if it had a clock.
+    pub clock: Option<String>,
 }
 
-/// The database connection.
+/// A game to record.
+pub struct NewGame<'a> {
+    /// `human` or the computer's spec, Black's then White's.
+    pub players: [&'a str; 2],
+    /// The people's names, Black's then White's.
+    pub names: [Option<&'a str>; 2],
+    /// The address that created it.
+    pub owner: &'a str,
+    /// Its time control.
+    pub time_control: Option<TimeControl>,
+    /// Its keys' hashes, and what each lets one do.
+    pub keys: &'a [(KeyHash, Role)],
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug)]
+pub struct Ending<'a> {
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: &'a str,
+    /// Why, in words.
+    pub reason: &'a str,
+}
+
+/// Where the database is: a file, or a temporary one removed when the last
+/// connection to it closes.
+struct Location {
+    path: String,
+    temporary: bool,
+}
+
+impl Drop for Location {
+    fn drop(&mut self) {
+        if self.temporary {
+            for ext in ["", "-wal", "-shm", ".lock"] {
+                let _ = std::fs::remove_file(format!("{}{ext}", self.path));
+            }
+        }
+    }
+}
+
+/// The connection the hub writes through.
 pub struct Store {
     db: Connection,
+    location: Arc<Location>,
+    _lock: lock::Lock,
 }
-
-fn now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-const SCHEMA: &str = "
-PRAGMA journal_mode = WAL;
-PRAGMA synchronous = NORMAL;
-PRAGMA foreign_keys = ON;
-CREATE TABLE IF NOT EXISTS games (
-    id       INTEGER PRIMARY KEY AUTOINCREMENT,
-    black    TEXT NOT NULL,
-    white    TEXT NOT NULL,
-    owner    TEXT NOT NULL,
-    created  INTEGER NOT NULL,
-    finished INTEGER,
-    result   TEXT
-);
-CREATE TABLE IF NOT EXISTS keys (
-    hash BLOB PRIMARY KEY,
-    game INTEGER NOT NULL REFERENCES games(id),
-    role TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS moves (
-    game INTEGER NOT NULL REFERENCES games(id),
-    ply  INTEGER NOT NULL,
-    mv   INTEGER NOT NULL,
-    PRIMARY KEY (game, ply)
-);
-CREATE INDEX IF NOT EXISTS games_finished ON games(finished) WHERE finished IS NOT NULL;
-";
 
 impl Store {
-    /// Opens (or creates) the database at `path`; `:memory:` for one that
-    /// lives only as long as the server.
+    /// Opens (or creates) the database at `path`, and takes its lock (one
+    /// server per file); `:memory:` for a temporary one that is removed
+    /// when the server stops.
     pub fn open(path: &str) -> Result<Store, StoreError> {
-        let db =
-            Connection::open(path).map_err(|e| StoreError(format!("cannot open {path}: {e}")))?;
-        db.execute_batch(SCHEMA)
-            .map_err(|e| StoreError(format!("{path}: {e}")))?;
-        Ok(Store { db })
+        let location = if path == ":memory:" {
+            let name = format!(
+                "yolah-serve-{}-{}.db",
+                std::process::id(),
+                crate::random_key()
+            );
+            Location {
+                path: std::env::temp_dir()
+                    .join(name)
+                    .to_string_lossy()
+                    .into_owned(),
+                temporary: true,
+            }
+        } else {
+            Location {
+                path: path.to_string(),
+                temporary: false,
+            }
+        };
+        let lock = lock::Lock::take(&location.path).map_err(StoreError)?;
+        let mut db = Connection::open(&location.path)
+            .map_err(|e| StoreError(format!("cannot open {path}: {e}")))?;
+        schema::migrate(&mut db).map_err(|e| StoreError(format!("{path}: {e}")))?;
+        // The hub writes while every game waits for it: a write the database
+        // refuses (another process holds its lock) fails at once instead of
+        // waiting up to five seconds; the hub tries again later, unlocked.
+        db.busy_timeout(Duration::ZERO)?;
+        Ok(Store {
+            db,
+            location: Arc::new(location),
+            _lock: lock,
+        })
+    }
+
+    /// `connections` read-only connections to the same database, for the
+    /// archive.
+    pub fn reader(&self, connections: usize) -> Result<Reader, StoreError> {
+        Reader::open(Arc::clone(&self.location), connections)
     }
 
     /// Records a new game and its keys; returns its number.
-    pub fn create_game(
-        &mut self,
-        black: &str,
-        white: &str,
-        owner: &str,
-        keys: &[(KeyHash, Role)],
-    ) -> Result<u64, StoreError> {
+    pub fn create_game(&mut self, game: &NewGame<'_>) -> Result<u64, StoreError> {
         let tx = self.db.transaction()?;
+        let ms = |d: Duration| d.as_millis() as i64;
         tx.execute(
-            "INSERT INTO games (black, white, owner, created) VALUES (?1, ?2, ?3, ?4)",
-            params![black, white, owner, now() as i64],
+            "INSERT INTO games (black, white, owner, created, black_name, white_name,
+                                base_ms, increment_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                game.players[0],
+                game.players[1],
+                game.owner,
+                now() as i64,
+                game.names[0],
+                game.names[1],
+                game.time_control.map(|tc| ms(tc.base)),
+                game.time_control.map(|tc| ms(tc.increment)),
+            ],
         )?;
         let id = tx.last_insert_rowid();
-        for (hash, role) in keys {
+        for (hash, role) in game.keys {
             tx.execute(
                 "INSERT INTO keys (hash, game, role) VALUES (?1, ?2, ?3)",
                 params![&hash[..], id, role.name()],
@@ -208,93 +308,160 @@ impl Store {
         Ok(id as u64)
     }
 
-    /// Appends moves to game `id` from ply `first` on, and marks the game
-    /// finished with `result` if given, in one transaction.
+    /// Appends moves (each with the mover's time left, on a clock) to game
+    /// `id` from ply `first` on, and ends the game if `ending` says so, in
+    /// one transaction.
     pub fn add_moves(
         &mut self,
         id: u64,
         first: usize,
-        moves: &[Move],
-        result: Option<&str>,
+        moves: &[(Move, Option<Duration>)],
+        ending: Option<Ending<'_>>,
     ) -> Result<(), StoreError> {
         let tx = self.db.transaction()?;
-        for (i, m) in moves.iter().enumerate() {
+        for (i, (m, clock)) in moves.iter().enumerate() {
             tx.execute(
-                "INSERT INTO moves (game, ply, mv) VALUES (?1, ?2, ?3)",
-                params![id as i64, (first + i) as i64, m.to_u16()],
+                "INSERT INTO moves (game, ply, mv, clock_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![
+                    id as i64,
+                    (first + i) as i64,
+                    m.to_u16(),
+                    clock.map(|c| c.as_millis() as i64)
+                ],
             )?;
         }
-        if let Some(result) = result {
+        tx.execute(
+            "UPDATE games SET plies = ?1 WHERE id = ?2",
+            params![(first + moves.len()) as i64, id as i64],
+        )?;
+        if let Some(end) = ending {
             tx.execute(
-                "UPDATE games SET finished = ?1, result = ?2 WHERE id = ?3",
-                params![now() as i64, result, id as i64],
+                "UPDATE games SET finished = ?1, result = ?2, reason = ?3 WHERE id = ?4",
+                params![now() as i64, end.result, end.reason, id as i64],
             )?;
         }
         tx.commit()?;
         Ok(())
     }
 
+    /// Games created by `owner` since `since` (seconds since 1970).
+    pub fn created_since(&self, owner: &str, since: u64) -> Result<u64, StoreError> {
+        let n: i64 = self.db.query_row(
+            "SELECT COUNT(*) FROM games WHERE owner = ?1 AND created >= ?2",
+            params![owner, since as i64],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
     /// The game and role a key hash belongs to.
     pub fn find_key(&self, hash: &KeyHash) -> Result<Option<(u64, Role)>, StoreError> {
-        let found: Option<(i64, String)> = self
-            .db
-            .query_row(
-                "SELECT game, role FROM keys WHERE hash = ?1",
-                params![&hash[..]],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
-            .optional()?;
-        Ok(found.and_then(|(game, role)| Some((game as u64, Role::parse(&role)?))))
+        find_key(&self.db, hash)
     }
 
     /// Game `id` with its moves.
     pub fn load(&self, id: u64) -> Result<Option<StoredGame>, StoreError> {
-        type Row = (String, String, String, i64, Option<i64>);
-        let row: Option<Row> = self
-            .db
-            .query_row(
-                "SELECT black, white, owner, created, finished FROM games WHERE id = ?1",
-                params![id as i64],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-            )
-            .optional()?;
-        let Some((black, white, owner, created, finished)) = row else {
-            return Ok(None);
-        };
-        let mut stmt = self
-            .db
-            .prepare_cached("SELECT mv FROM moves WHERE game = ?1 ORDER BY ply")?;
-        let moves = stmt
-            .query_map(params![id as i64], |r| r.get::<_, u16>(0))?
-            .map(|m| {
-                let bits = m?;
-                Move::from_u16(bits)
-                    .ok_or_else(|| StoreError(format!("game {id}: bad move {bits}")))
-            })
-            .collect::<Result<Vec<Move>, StoreError>>()?;
-        Ok(Some(StoredGame {
-            id,
-            black,
-            white,
-            moves,
-            owner,
-            created: created as u64,
-            finished: finished.map(|f| f as u64),
-        }))
+        load(&self.db, id)
     }
+}
 
-    /// Finished games, newest first: at most `limit` with numbers below
-    /// `before` (all when `None`).
-    pub fn finished(&self, before: Option<u64>, limit: usize) -> Result<Vec<Summary>, StoreError> {
-        let mut stmt = self.db.prepare_cached(
-            "SELECT g.id, g.black, g.white, g.result, g.finished,
-                    (SELECT COUNT(*) FROM moves m WHERE m.game = g.id)
-             FROM games g
-             WHERE g.finished IS NOT NULL AND g.id < ?1
-             ORDER BY g.id DESC LIMIT ?2",
-        )?;
-        let before = before.map_or(i64::MAX, |b| b as i64);
-        let rows = stmt.query_map(params![before, limit as i64], |r| {
+/// Seconds since 1970.
+pub fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The game and role a key hash belongs to.
+fn find_key(db: &Connection, hash: &KeyHash) -> Result<Option<(u64, Role)>, StoreError> {
+    let found: Option<(i64, String)> = db
+        .prepare_cached("SELECT game, role FROM keys WHERE hash = ?1")?
+        .query_row(params![&hash[..]], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    Ok(found.and_then(|(game, role)| Some((game as u64, Role::parse(&role)?))))
+}
+
+/// Game `id` with its moves.
+fn load(db: &Connection, id: u64) -> Result<Option<StoredGame>, StoreError> {
+    let game = db
+        .prepare_cached(
+            "SELECT black, white, owner, created, finished, result, reason,
+                    black_name, white_name, base_ms, increment_ms
+             FROM games WHERE id = ?1",
+        )?
+        .query_row(params![id as i64], |r| {
+            let ms = |i| r.get::<_, Option<i64>>(i);
+            let time_control = match (ms(9)?, ms(10)?) {
+                (Some(base), Some(increment)) => Some(TimeControl {
+                    base: Duration::from_millis(base as u64),
+                    increment: Duration::from_millis(increment as u64),
+                }),
+                _ => None,
+            };
+            Ok(StoredGame {
+                id,
+                black: r.get(0)?,
+                white: r.get(1)?,
+                moves: Vec::new(),
+                clocks: Vec::new(),
+                owner: r.get(2)?,
+                created: r.get::<_, i64>(3)? as u64,
+                finished: r.get::<_, Option<i64>>(4)?.map(|f| f as u64),
+                result: r.get(5)?,
+                reason: r.get(6)?,
+                names: [r.get(7)?, r.get(8)?],
+                time_control,
+            })
+        })
+        .optional()?;
+    let Some(mut game) = game else {
+        return Ok(None);
+    };
+    let mut stmt =
+        db.prepare_cached("SELECT mv, clock_ms FROM moves WHERE game = ?1 ORDER BY ply")?;
+    let rows = stmt.query_map(params![id as i64], |r| {
+        Ok((r.get::<_, u16>(0)?, r.get::<_, Option<i64>>(1)?))
+    })?;
+    for row in rows {
+        let (bits, clock) = row?;
+        let m = Move::from_u16(bits)
+            .ok_or_else(|| StoreError(format!("game {id}: bad move {bits}")))?;
+        game.moves.push(m);
+        game.clocks
+            .push(clock.map(|c| Duration::from_millis(c.max(0) as u64)));
+    }
+    Ok(Some(game))
+}
+
+/// Finished games worth listing (at least [`MIN_LISTED_PLIES`] plies),
+/// newest first: at most `limit` with numbers below `before` (all when
+/// `None`).
+fn finished(
+    db: &Connection,
+    before: Option<u64>,
+    limit: usize,
+) -> Result<Vec<Summary>, StoreError> {
+    let mut stmt = db.prepare_cached(
+        "SELECT id, black, white, result, finished, plies, reason, black_name, white_name,
+                base_ms, increment_ms
+         FROM games
+         WHERE finished IS NOT NULL AND id < ?1 AND plies >= ?3
+         ORDER BY id DESC LIMIT ?2",
+    )?;
+    let before = before.map_or(i64::MAX, |b| b as i64);
+    let rows = stmt.query_map(
+        params![before, limit as i64, MIN_LISTED_PLIES as i64],
+        |r| {
+            let clock = match (r.get::<_, Option<i64>>(9)?, r.get::<_, Option<i64>>(10)?) {
+                (Some(base), Some(increment)) => Some(
+                    TimeControl {
+                        base: Duration::from_millis(base as u64),
+                        increment: Duration::from_millis(increment as u64),
+                    }
+                    .to_string(),
+                ),
+                _ => None,
+            };
             Ok(Summary {
                 id: r.get::<_, i64>(0)? as u64,
                 black: r.get(1)?,
@@ -302,10 +469,13 @@ impl Store {
                 result: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
                 finished: r.get::<_, i64>(4)? as u64,
                 plies: r.get::<_, i64>(5)? as u64,
+                reason: r.get(6)?,
+                names: [r.get(7)?, r.get(8)?],
+                clock,
             })
-        })?;
-        Ok(rows.collect::<Result<Vec<_>, _>>()?)
-    }
+        },
+    )?;
+    Ok(rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 #[cfg(test)]
@@ -319,11 +489,22 @@ mod tests {
             (hash_key("b"), Role::Seat(Color::Black)),
             (hash_key("w"), Role::Watcher),
         ];
+        let tc = TimeControl {
+            base: Duration::from_secs(180),
+            increment: Duration::from_secs(2),
+        };
         let id = s
-            .create_game("human", "random", "127.0.0.1", &keys)
+            .create_game(&NewGame {
+                players: ["human", "random"],
+                names: [Some("Ada"), None],
+                owner: "127.0.0.1",
+                time_control: Some(tc),
+                keys: &keys,
+            })
             .unwrap();
         let m: Move = "d5:b7".parse().unwrap();
-        s.add_moves(id, 0, &[m], None).unwrap();
+        let left = Duration::from_millis(179_500);
+        s.add_moves(id, 0, &[(m, Some(left))], None).unwrap();
         assert_eq!(
             s.find_key(&hash_key("b")).unwrap(),
             Some((id, Role::Seat(Color::Black)))
@@ -332,14 +513,42 @@ mod tests {
         let g = s.load(id).unwrap().unwrap();
         assert_eq!((g.black.as_str(), g.white.as_str()), ("human", "random"));
         assert_eq!(g.moves, vec![m]);
-        assert!(s.finished(None, 10).unwrap().is_empty());
-        s.add_moves(id, 1, &[Move::PASS], Some("1-0")).unwrap();
-        let list = s.finished(None, 10).unwrap();
-        assert_eq!(
-            (list.len(), list[0].plies, list[0].result.as_str()),
-            (1, 2, "1-0")
+        assert_eq!(g.clocks, vec![Some(left)]);
+        assert_eq!(g.time_control, Some(tc));
+        assert_eq!(g.names, [Some("Ada".to_string()), None]);
+        let reader = s.reader(1).unwrap();
+        assert!(reader.finished(None, 10).unwrap().is_empty());
+        let ending = Ending {
+            result: "1-0",
+            reason: "White resigned",
+        };
+        s.add_moves(id, 1, &[(Move::PASS, None)], Some(ending))
+            .unwrap();
+        assert!(
+            reader.finished(None, 10).unwrap().is_empty(),
+            "two plies are not worth listing"
         );
+        let g = reader.load(id).unwrap().unwrap();
+        assert_eq!(g.record().metadata["termination"], "White resigned");
+        assert_eq!(g.record().metadata["result"], "1-0");
         // The same ply twice is refused: nothing is written twice.
-        assert!(s.add_moves(id, 1, &[Move::PASS], None).is_err());
+        assert!(s.add_moves(id, 1, &[(Move::PASS, None)], None).is_err());
+        assert_eq!(s.created_since("127.0.0.1", 0).unwrap(), 1);
+        assert_eq!(s.created_since("127.0.0.1", now() + 10).unwrap(), 0);
+    }
+
+    #[test]
+    fn a_temporary_database_is_removed_with_its_last_connection() {
+        let s = Store::open(":memory:").unwrap();
+        let path = s.location.path.clone();
+        let reader = s.reader(1).unwrap();
+        assert!(std::path::Path::new(&path).exists());
+        drop(s);
+        assert!(
+            std::path::Path::new(&path).exists(),
+            "the reader still reads it"
+        );
+        drop(reader);
+        assert!(!std::path::Path::new(&path).exists());
     }
 }

@@ -6,7 +6,8 @@
 //! |---|---|
 //! | 1000 | the client went quiet past the idle timeout |
 //! | 1001 | the server is shutting down |
-//! | 1002 | a broken frame |
+//! | 1002 | a broken frame, a control frame over 125 bytes, a Close with a code no one may send |
+//! | 1007 | a text message that is not UTF-8 |
 //! | 1008 | the client does not read what it is sent, or floods |
 //! | 1009 | a message over the size limit |
 
@@ -37,8 +38,8 @@ pub struct Handle {
     pub kill: Arc<Notify>,
 }
 
-/// A write that takes longer than this means the client is not reading.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest WebSocket frame header: 2 bytes, 8 of length, 4 of mask.
+pub const FRAME_HEADER_BYTES: usize = 14;
 /// Frames dropped by the rate limit in a row before the client is cut off.
 const MAX_REFUSED: u32 = 200;
 
@@ -50,14 +51,17 @@ fn close(code: u16, reason: &str) -> Option<CloseFrame> {
     })
 }
 
-/// The close code for a read error: too large, or broken.
+/// The close code for a read error: 1009 for a message or frame over the
+/// size limit (refused from its header, before its kind matters: a ping
+/// that long is refused so too), 1002 for anything else broken, a ping or
+/// other control frame over 125 bytes included (RFC 6455, 5.5: a protocol
+/// error, whatever the size limit).
 fn close_for(error: &axum::Error) -> Option<CloseFrame> {
     let text = error.to_string();
-    if text.contains("Space limit exceeded")
-        || text.contains("too long")
-        || text.contains("too big")
-    {
+    if text.contains("Space limit exceeded") {
         close(1009, "message too large")
+    } else if text.contains("UTF-8") {
+        close(1007, "text that is not UTF-8")
     } else {
         close(1002, "protocol error")
     }
@@ -66,6 +70,7 @@ fn close_for(error: &axum::Error) -> Option<CloseFrame> {
 /// Serves one upgraded connection until it ends.
 pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
     let limits = shared.limits.clone();
+    let write_timeout = limits.write_timeout;
     let id: ConnId = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let (tx, mut rx) = mpsc::channel::<Outgoing>(limits.send_queue);
     let kill = Arc::new(Notify::new());
@@ -86,17 +91,17 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
                 frame = &mut close_rx => {
                     // Whatever is still queued goes first, then the Close.
                     while let Ok(out) = rx.try_recv() {
-                        if send(&mut sink, out).await.is_err() {
+                        if send(&mut sink, out, write_timeout).await.is_err() {
                             return;
                         }
                     }
                     let frame = frame.unwrap_or(None);
-                    let _ = tokio::time::timeout(WRITE_TIMEOUT, sink.send(Message::Close(frame))).await;
+                    let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(frame))).await;
                     return;
                 }
                 out = rx.recv() => match out {
                     Some(out) => {
-                        if send(&mut sink, out).await.is_err() {
+                        if send(&mut sink, out, write_timeout).await.is_err() {
                             return;
                         }
                     }
@@ -118,6 +123,9 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
     // The idle deadline counts from the last frame heard, whatever else
     // (pings, kills) wakes the loop in between.
     let mut heard = tokio::time::Instant::now();
+    // Whether the client closed first: then tungstenite has queued its
+    // answering Close, which goes out on the next read.
+    let mut peer_closed = false;
     let frame: Option<CloseFrame> = loop {
         tokio::select! {
             _ = tokio::time::sleep_until(heard + limits.idle_timeout) => {
@@ -131,6 +139,7 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
                     Some(Ok(m)) => m,
                 };
                 if matches!(message, Message::Close(_)) {
+                    peer_closed = true;
                     break None;
                 }
                 // Every frame counts against the rate, pings and pongs too.
@@ -179,13 +188,20 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
     let _ = close_tx.send(frame);
     drop(tx);
     // The writer sends what is queued and the Close frame, within bounds.
-    let _ = tokio::time::timeout(WRITE_TIMEOUT + Duration::from_secs(1), writer).await;
+    let _ = tokio::time::timeout(write_timeout + Duration::from_secs(1), writer).await;
+    if peer_closed {
+        // Reading once more sends tungstenite's answer to the client's
+        // Close (its own code, or 1002 for a code nobody may send), and
+        // ends the connection.
+        let _ = tokio::time::timeout(write_timeout, stream.next()).await;
+    }
     drop(peer);
 }
 
 async fn send(
     sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
     out: Outgoing,
+    write_timeout: Duration,
 ) -> Result<(), ()> {
     let message = match out {
         Outgoing::Message(m) => Message::Text(
@@ -195,7 +211,7 @@ async fn send(
         ),
         Outgoing::Ping => Message::Ping(Vec::new().into()),
     };
-    match tokio::time::timeout(WRITE_TIMEOUT, sink.send(message)).await {
+    match tokio::time::timeout(write_timeout, sink.send(message)).await {
         Ok(Ok(())) => Ok(()),
         _ => Err(()),
     }

@@ -30,6 +30,7 @@ async fn start(limits: Limits, db: &str) -> Server {
         players: vec!["random".into()],
         db: db.into(),
         allowed_origins: Vec::new(),
+        public_hosts: Vec::new(),
         limits,
     };
     let task = tokio::spawn(yolah_server::serve(listener, config, async {
@@ -183,7 +184,7 @@ async fn connections_are_capped_per_address() {
     let other = socket.connect(s.addr.parse().unwrap()).await.unwrap();
     let mut other = other;
     other
-        .write_all(b"GET /stats HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .write_all(b"GET /stats HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
         .await
         .unwrap();
     let mut body = String::new();

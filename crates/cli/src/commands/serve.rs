@@ -27,12 +27,21 @@ pub struct ServeArgs {
     /// https://example.com (the server's own always may).
     #[arg(long, num_args = 1..)]
     allow_origin: Vec<String>,
+    /// A name the server answers to, such as yolah.example.org (requests
+    /// for other names are refused; its IP addresses and localhost are
+    /// always answered).
+    #[arg(long, num_args = 1..)]
+    public_host: Vec<String>,
     /// Games held in memory at once (in play, or finished and retained).
     #[arg(long, default_value_t = Limits::default().max_games as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_games: u64,
     /// Unfinished games one client address may hold.
     #[arg(long, default_value_t = Limits::default().max_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_games_per_addr: u64,
+    /// Games one client address may start in 24 hours (counted in the
+    /// database, so across restarts): what it can make the server store.
+    #[arg(long, default_value_t = Limits::default().max_daily_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    max_daily_games_per_addr: u64,
     /// Open connections in all.
     #[arg(long, default_value_t = Limits::default().max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_connections: u64,
@@ -56,9 +65,14 @@ pub struct ServeArgs {
     /// A WebSocket silent this long (not even answering pings) is closed.
     #[arg(long, default_value = "60s", value_parser = parse_duration_arg)]
     idle_timeout: std::time::Duration,
-    /// Time a client has to send a request's head.
+    /// Time a client has to send a request's head, and an open connection
+    /// may wait for its next request.
     #[arg(long, default_value = "10s", value_parser = parse_duration_arg)]
     header_timeout: std::time::Duration,
+    /// Time a write to a client may make no progress (the client does not
+    /// read) before its connection is dropped.
+    #[arg(long, default_value = "10s", value_parser = parse_duration_arg)]
+    write_timeout: std::time::Duration,
     /// Messages queued to one connection before a client that does not read
     /// is disconnected.
     #[arg(long, default_value_t = Limits::default().send_queue as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
@@ -97,22 +111,23 @@ impl ServeArgs {
             players,
             db: self.db,
             allowed_origins: self.allow_origin,
+            public_hosts: self.public_host,
             limits,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .context("cannot start the async runtime")?;
+        let db = config.db.clone();
+        // The database first: nothing is announced that cannot be served.
+        let server = yolah_server::Server::open(config)?;
         runtime.block_on(async {
             let listener = tokio::net::TcpListener::bind((addr, port))
                 .await
                 .with_context(|| format!("cannot listen on {addr}:{port}"))?;
             let local = listener.local_addr()?;
-            eprintln!(
-                "yolah: serving http://{local}/ (games in {}; Ctrl-C to stop)",
-                config.db
-            );
-            yolah_server::serve_until_signal(listener, config).await?;
+            eprintln!("yolah: serving http://{local}/ (games in {db}; Ctrl-C to stop)");
+            server.serve_until_signal(listener).await?;
             Ok(String::new())
         })
     }
@@ -123,6 +138,7 @@ impl ServeArgs {
         Limits {
             max_games: self.max_games as usize,
             max_games_per_addr: self.max_games_per_addr as usize,
+            max_daily_games_per_addr: self.max_daily_games_per_addr as usize,
             max_connections: self.max_connections as usize,
             max_connections_per_addr: self.max_connections_per_addr as usize,
             max_watchers: self.max_watchers as usize,
@@ -136,6 +152,7 @@ impl ServeArgs {
             idle_timeout: self.idle_timeout,
             ping_interval: defaults.ping_interval.min(self.idle_timeout / 3),
             header_timeout: self.header_timeout,
+            write_timeout: self.write_timeout,
             send_queue: self.send_queue as usize,
             max_message_bytes: self.max_message_bytes as usize,
             max_write_buffer: self.max_write_buffer as usize,

@@ -29,6 +29,14 @@ impl Seat {
     }
 }
 
+/// A computer's move the database refused, to be saved again.
+pub(super) struct Pending {
+    /// The move.
+    pub(super) mv: Move,
+    /// Attempts made so far.
+    pub(super) attempts: u32,
+}
+
 pub(super) struct Game {
     pub(super) pos: Position,
     pub(super) moves: Vec<Move>,
@@ -47,6 +55,14 @@ pub(super) struct Game {
     pub(super) finished_at: Option<Instant>,
     /// Since when no person has been seated (connected), if so.
     pub(super) unseated_since: Option<Instant>,
+    /// A computer's move waiting to be saved again.
+    pub(super) pending: Option<Pending>,
+    /// When this game next wants the hub's attention (mirrored in the hub's
+    /// wake-ups).
+    pub(super) wake: Option<Instant>,
+    /// Why the game cannot go on in this process (its moves cannot be
+    /// saved), if so.
+    pub(super) stopped: Option<String>,
 }
 
 impl Game {
@@ -72,7 +88,16 @@ impl Game {
             keys: Vec::new(),
             finished_at: pos.is_game_over().then_some(now),
             unseated_since: Some(now),
+            pending: None,
+            wake: None,
+            stopped: None,
         }
+    }
+
+    /// Neither a move waiting to be saved nor a stop: a computer to move
+    /// may be asked to search.
+    pub(super) fn waits_for_nothing(&self) -> bool {
+        self.pending.is_none() && self.stopped.is_none()
     }
 
     pub(super) fn seat(&self, c: Color) -> &Seat {
@@ -89,7 +114,7 @@ impl Game {
             white: self.seat(Color::White).name().into(),
             black_score: self.pos.score(Color::Black),
             white_score: self.pos.score(Color::White),
-            legal: if over {
+            legal: if over || self.stopped.is_some() {
                 Vec::new()
             } else {
                 self.pos.legal_moves().iter().map(Move::to_string).collect()
@@ -100,6 +125,7 @@ impl Game {
                 self.seat(Color::Black).present(),
                 self.seat(Color::White).present(),
             ),
+            stopped: self.stopped.clone(),
         }
     }
 

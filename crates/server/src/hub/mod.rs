@@ -10,16 +10,31 @@
 use crate::limits::Limits;
 use crate::protocol::{ClientMessage, ServerMessage};
 use crate::search::{Job, Outcome as SearchOutcome};
-use crate::store::{hash_key, KeyHash, Role, Store, StoreError, Summary};
-use std::collections::HashMap;
-use std::time::Instant;
+use crate::store::{hash_key, Ending, KeyHash, NewGame, Role, Store, StoreError};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+#[cfg(test)]
 use yolah::record::GameRecord;
 use yolah::{Color, Move, Position, Rng};
 use yolah_players::Stop;
 
 mod game;
 
-use game::{Game, Seat};
+use game::{Game, Pending, Seat};
+
+/// Times the hub tries to save a computer's move before it stops the game.
+const SAVE_ATTEMPTS: u32 = 5;
+/// The wait before the second attempt; each later wait doubles it.
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+
+/// Why a game that was played to its end ended.
+const NO_MOVES_LEFT: &str = "neither side can move";
+/// How far back the per-address quota of new games looks.
+const QUOTA_WINDOW: Duration = Duration::from_secs(24 * 3600);
+
+/// Where the hub reads the time (the tests set it by hand).
+pub type Clock = Arc<dyn Fn() -> Instant + Send + Sync>;
 
 /// A connection, numbered by the network layer.
 pub type ConnId = u64;
@@ -31,6 +46,9 @@ pub struct Outbox {
     pub messages: Vec<(ConnId, ServerMessage)>,
     /// Computer searches to start.
     pub jobs: Vec<Job>,
+    /// The hub's next wake-up moved earlier: whoever waits for it must
+    /// look again ([`Hub::next_wake`]).
+    pub rearm: bool,
 }
 
 impl Outbox {
@@ -52,6 +70,7 @@ impl Outbox {
     fn extend(&mut self, other: Outbox) {
         self.messages.extend(other.messages);
         self.jobs.extend(other.jobs);
+        self.rearm |= other.rearm;
     }
 }
 
@@ -70,6 +89,10 @@ pub struct Hub {
     store: Store,
     limits: Limits,
     rng: Rng,
+    /// When each game wants the hub's attention on its own (a move to save
+    /// again), earliest first; a game has one entry at most (`Game::wake`).
+    wakes: BTreeSet<(Instant, u64)>,
+    now: Clock,
 }
 
 impl Hub {
@@ -91,6 +114,58 @@ impl Hub {
             store,
             limits,
             rng: Rng::new(0x5eed),
+            wakes: BTreeSet::new(),
+            now: Arc::new(Instant::now),
+        }
+    }
+
+    /// Reads the time from `now` instead of the system's clock.
+    #[cfg(test)]
+    pub fn set_clock(&mut self, now: Clock) {
+        self.now = now;
+    }
+
+    /// When the hub next wants [`Hub::wake`] called, if ever.
+    pub fn next_wake(&self) -> Option<Instant> {
+        self.wakes.first().map(|&(t, _)| t)
+    }
+
+    /// Does what was due by `now`: saves again the moves the database
+    /// refused.
+    pub fn wake(&mut self, now: Instant) -> Outbox {
+        let mut out = Outbox::default();
+        while let Some(&(t, id)) = self.wakes.first() {
+            if t > now {
+                break;
+            }
+            self.wakes.pop_first();
+            let Some(game) = self.games.get_mut(&id) else {
+                continue;
+            };
+            game.wake = None;
+            if let Some(Pending { mv, attempts }) = game.pending.take() {
+                out.extend(self.save_computer_move(id, mv, attempts + 1));
+            }
+        }
+        out
+    }
+
+    /// Sets (or clears) game `id`'s wake-up.
+    fn set_wake(&mut self, id: u64, at: Option<Instant>) -> Outbox {
+        let Some(game) = self.games.get_mut(&id) else {
+            return Outbox::default();
+        };
+        let earliest = self.wakes.first().map(|&(t, _)| t);
+        if let Some(old) = game.wake.take() {
+            self.wakes.remove(&(old, id));
+        }
+        game.wake = at;
+        if let Some(at) = at {
+            self.wakes.insert((at, id));
+        }
+        Outbox {
+            rearm: at.is_some_and(|at| earliest.is_none_or(|e| at < e)),
+            ..Outbox::default()
         }
     }
 
@@ -135,7 +210,7 @@ impl Hub {
             Role::Seat(c) => {
                 game.seats[c as usize] = Seat::Human { conn: None };
                 if !game.anyone_seated() {
-                    game.unseated_since = Some(Instant::now());
+                    game.unseated_since = Some((self.now)());
                 }
                 self.broadcast(id)
             }
@@ -147,31 +222,14 @@ impl Hub {
         }
     }
 
-    /// The JSON record of the game a key belongs to.
+    /// The JSON record of the game a key belongs to (the server reads it
+    /// from the archive's connections instead).
+    #[cfg(test)]
     pub fn record(&self, key: &str) -> Result<Option<GameRecord>, StoreError> {
-        let hash = hash_key(key);
-        let id = match self.keys.get(&hash) {
-            Some(&(id, _)) => id,
-            None => match self.store.find_key(&hash)? {
-                Some((id, _)) => id,
-                None => return Ok(None),
-            },
+        let Some((id, _)) = self.store.find_key(&hash_key(key))? else {
+            return Ok(None);
         };
         Ok(self.store.load(id)?.map(|g| g.record()))
-    }
-
-    /// Finished games, newest first (see [`Store::finished`]).
-    pub fn archive(&self, before: Option<u64>, limit: usize) -> Result<Vec<Summary>, StoreError> {
-        self.store.finished(before, limit)
-    }
-
-    /// The record of finished game `id` (the archive's games are public).
-    pub fn archived_record(&self, id: u64) -> Result<Option<GameRecord>, StoreError> {
-        Ok(self
-            .store
-            .load(id)?
-            .filter(|g| g.finished.is_some())
-            .map(|g| g.record()))
     }
 
     /// One text message from `conn`.
@@ -235,9 +293,24 @@ impl Hub {
                 ),
             );
         }
-        if let Err(e) = self.make_room() {
-            return Outbox::error(conn, e);
+        let since = crate::store::now().saturating_sub(QUOTA_WINDOW.as_secs());
+        match self.store.created_since(&addr, since) {
+            Ok(n) if n >= self.limits.max_daily_games_per_addr as u64 => {
+                return Outbox::error(
+                    conn,
+                    format!(
+                        "your address has started {n} games in the last 24 hours, the most it \
+                         may; come back later"
+                    ),
+                )
+            }
+            Ok(_) => {}
+            Err(e) => return Outbox::error(conn, format!("cannot start a game: {e}")),
         }
+        let mut out = match self.make_room() {
+            Ok(out) => out,
+            Err(e) => return Outbox::error(conn, e),
+        };
         let my_key = (self.new_key)();
         let watch_key = (self.new_key)();
         let invite = matches!(other, Seat::Human { .. }).then(|| (self.new_key)());
@@ -254,9 +327,13 @@ impl Hub {
         if let Some(k) = &invite {
             keys.push((hash_key(k), Role::Seat(mine.opponent())));
         }
-        let stored = self
-            .store
-            .create_game(seats[0].name(), seats[1].name(), &addr, &keys);
+        let stored = self.store.create_game(&NewGame {
+            players: [seats[0].name(), seats[1].name()],
+            names: [None, None],
+            owner: &addr,
+            time_control: None,
+            keys: &keys,
+        });
         let id = match stored {
             Ok(id) => id,
             Err(e) => return Outbox::error(conn, format!("cannot start a game: {e}")),
@@ -277,12 +354,14 @@ impl Hub {
                 keys: keys.iter().map(|k| k.0).collect(),
                 finished_at: None,
                 unseated_since: None,
+                pending: None,
+                wake: None,
+                stopped: None,
             },
         );
         if let Some(c) = self.conns.get_mut(&conn) {
             c.joined = Some((id, Role::Seat(mine)));
         }
-        let mut out = Outbox::default();
         out.messages.push((
             conn,
             ServerMessage::Welcome {
@@ -298,10 +377,10 @@ impl Hub {
 
     /// Makes room for one more game in memory: drops the game finished
     /// longest ago, or else the one nobody has sat at for longest, if the
-    /// hub is full.
-    fn make_room(&mut self) -> Result<(), String> {
+    /// hub is full. Its watchers are told (the outbox).
+    fn make_room(&mut self) -> Result<Outbox, String> {
         if self.games.len() < self.limits.max_games {
-            return Ok(());
+            return Ok(Outbox::default());
         }
         let finished = self
             .games
@@ -315,10 +394,7 @@ impl Hub {
                 .min()
         };
         match finished.or_else(unseated) {
-            Some((_, id)) => {
-                self.evict(id);
-                Ok(())
-            }
+            Some((_, id)) => Ok(self.evict(id)),
             None => Err(format!(
                 "the server holds the most games it may ({}); try again later",
                 self.limits.max_games
@@ -326,8 +402,9 @@ impl Hub {
         }
     }
 
-    /// The game of a key: in memory, or loaded from the database.
-    fn find(&mut self, key: &str) -> Result<Option<(u64, Role)>, String> {
+    /// The game of a key: in memory, or loaded from the database (which may
+    /// evict another: `out` tells its watchers).
+    fn find(&mut self, key: &str, out: &mut Outbox) -> Result<Option<(u64, Role)>, String> {
         let hash = hash_key(key);
         if let Some(&found) = self.keys.get(&hash) {
             return Ok(Some(found));
@@ -336,14 +413,14 @@ impl Hub {
             return Ok(None);
         };
         if !self.games.contains_key(&id) {
-            self.make_room()?;
+            out.extend(self.make_room()?);
             let stored = self
                 .store
                 .load(id)
                 .map_err(|e| e.to_string())?
                 .ok_or("the key's game is missing from the database")?;
             self.games
-                .insert(id, Game::from_stored(&stored, Instant::now()));
+                .insert(id, Game::from_stored(&stored, (self.now)()));
         }
         self.keys.insert(hash, (id, role));
         if let Some(g) = self.games.get_mut(&id) {
@@ -356,10 +433,17 @@ impl Hub {
         if self.joined(conn).is_some() {
             return Outbox::error(conn, "this connection is already in a game; open a new one");
         }
-        let (id, role) = match self.find(key) {
+        let mut out = Outbox::default();
+        let (id, role) = match self.find(key, &mut out) {
             Ok(Some(found)) => found,
-            Ok(None) => return Outbox::error(conn, "unknown key"),
-            Err(e) => return Outbox::error(conn, e),
+            Ok(None) => {
+                out.error_to(conn, "unknown key");
+                return out;
+            }
+            Err(e) => {
+                out.error_to(conn, e);
+                return out;
+            }
         };
         let max_watchers = self.limits.max_watchers;
         let game = self.games.get_mut(&id).expect("find loads the game");
@@ -367,20 +451,22 @@ impl Hub {
             Role::Seat(c) => {
                 let seat = &mut game.seats[c as usize];
                 if seat.present() {
-                    return Outbox::error(
+                    out.error_to(
                         conn,
                         format!("the {} seat is taken by a connected player", c.name()),
                     );
+                    return out;
                 }
                 *seat = Seat::Human { conn: Some(conn) };
                 game.unseated_since = None;
             }
             Role::Watcher => {
                 if game.watchers.len() >= max_watchers {
-                    return Outbox::error(
+                    out.error_to(
                         conn,
                         format!("this game has {max_watchers} watchers, the most it may have"),
                     );
+                    return out;
                 }
                 game.watchers.push(conn);
             }
@@ -388,7 +474,6 @@ impl Hub {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.joined = Some((id, role));
         }
-        let mut out = Outbox::default();
         out.messages.push((
             conn,
             ServerMessage::Welcome {
@@ -420,6 +505,9 @@ impl Hub {
         let Some(game) = self.games.get(&id) else {
             return Outbox::error(conn, "join or start a game first");
         };
+        if let Some(why) = &game.stopped {
+            return Outbox::error(conn, why.clone());
+        }
         if game.pos.is_game_over() {
             return Outbox::error(conn, "the game is over");
         }
@@ -450,12 +538,16 @@ impl Hub {
             .get_mut(&id)
             .expect("committing to a game in memory");
         let (moves, end) = game.moves_after(m);
-        let result = end.is_game_over().then(|| end.outcome().notation());
-        self.store.add_moves(id, game.moves.len(), &moves, result)?;
+        let ending = end.is_game_over().then(|| Ending {
+            result: end.outcome().notation(),
+            reason: NO_MOVES_LEFT,
+        });
+        let timed: Vec<(Move, Option<Duration>)> = moves.iter().map(|&m| (m, None)).collect();
+        self.store.add_moves(id, game.moves.len(), &timed, ending)?;
         game.pos = end;
         game.moves.extend(moves);
-        if result.is_some() {
-            game.finished_at = Some(Instant::now());
+        if ending.is_some() {
+            game.finished_at = Some((self.now)());
             if let Some(stop) = game.search.take() {
                 stop.request();
             }
@@ -509,30 +601,71 @@ impl Hub {
             SearchOutcome::Failed(why) => (game.pos.random_move(&mut self.rng), Some(why)),
         };
         let mut out = Outbox::default();
-        let players: Vec<ConnId> = game.players().collect();
         if let Some(why) = &problem {
             eprintln!(
                 "yolah serve: game {}: {why}; a random move is played instead",
                 job.game
             );
-            for &conn in &players {
+            for conn in game.players().collect::<Vec<_>>() {
                 out.error_to(
                     conn,
                     format!("the computer's search failed ({why}); it played a random move"),
                 );
             }
         }
-        if let Err(e) = self.commit(job.game, m) {
-            // Not stored, so not played: the broadcast below asks again.
-            eprintln!("yolah serve: game {}: {e}", job.game);
-            for &conn in &players {
-                out.error_to(
-                    conn,
-                    format!("the computer's move was not saved ({e}); retrying"),
-                );
+        out.extend(self.save_computer_move(job.game, m, 1));
+        out
+    }
+
+    /// Saves the computer's move `m` in game `id` (this is attempt number
+    /// `attempt`) and plays it. A database that refuses it is asked again
+    /// later, each wait twice the last, and never while the hub waits: after
+    /// [`SAVE_ATTEMPTS`] the game is stopped and its people told, so a
+    /// broken disk costs a few log lines per game, not a loop.
+    fn save_computer_move(&mut self, id: u64, m: Move, attempt: u32) -> Outbox {
+        let error = match self.commit(id, m) {
+            Ok(()) => return self.broadcast(id),
+            Err(e) => e,
+        };
+        eprintln!(
+            "yolah serve: game {id}: the computer's move was not saved \
+             (attempt {attempt} of {SAVE_ATTEMPTS}): {error}"
+        );
+        let now = (self.now)();
+        let Some(game) = self.games.get_mut(&id) else {
+            return Outbox::default();
+        };
+        let mut out = Outbox::default();
+        if attempt < SAVE_ATTEMPTS {
+            if attempt == 1 {
+                for conn in game.players().collect::<Vec<_>>() {
+                    out.error_to(
+                        conn,
+                        format!("the computer's move was not saved ({error}); trying again"),
+                    );
+                }
             }
+            game.pending = Some(Pending {
+                mv: m,
+                attempts: attempt,
+            });
+            let wait = FIRST_RETRY * 2u32.pow(attempt - 1);
+            out.extend(self.set_wake(id, Some(now + wait)));
+            return out;
         }
-        out.extend(self.broadcast(job.game));
+        // Stopped: nothing more happens to it in memory; it leaves after the
+        // retention time, and its keys load it again from the database
+        // (where the computer will think again) once the disk is back.
+        let why = format!(
+            "this game is stopped: the server could not save the computer's move \
+             ({error}); come back later with your link"
+        );
+        game.stopped = Some(why.clone());
+        game.finished_at = Some(now);
+        for conn in game.players().collect::<Vec<_>>() {
+            out.error_to(conn, why.clone());
+        }
+        out.extend(self.broadcast(id));
         out
     }
 
@@ -548,7 +681,7 @@ impl Hub {
             out.messages
                 .push((conn, ServerMessage::State(state.clone())));
         }
-        if !game.pos.is_game_over() && game.search.is_none() {
+        if !game.pos.is_game_over() && game.search.is_none() && game.waits_for_nothing() {
             if let Seat::Computer { spec } = game.seat(game.pos.side_to_move()) {
                 let spec = spec.clone();
                 let stop = Stop::new();
@@ -558,6 +691,7 @@ impl Hub {
                     pos: game.pos,
                     spec,
                     stop,
+                    owner: game.owner.clone(),
                 });
             }
         }
@@ -570,6 +704,9 @@ impl Hub {
         let Some(game) = self.games.remove(&id) else {
             return Outbox::default();
         };
+        if let Some(at) = game.wake {
+            self.wakes.remove(&(at, id));
+        }
         if let Some(stop) = game.search {
             stop.request();
         }

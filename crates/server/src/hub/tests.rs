@@ -204,3 +204,133 @@ fn games_leave_memory_and_come_back_by_key() {
     assert!(errors(&h.handle(3, &join(&key))).is_empty());
     assert_eq!(h.record(&key).unwrap().unwrap().moves, ["d5:b7", "e5:c7"]);
 }
+
+/// A hub on a database file, and a second connection to that file.
+fn hub_on_file(name: &str) -> (Hub, rusqlite::Connection, std::path::PathBuf) {
+    let path = std::env::temp_dir().join(format!("yolah-hub-{name}-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let store = Store::open(path.to_str().unwrap()).unwrap();
+    let mut n = 0;
+    let hub = Hub::new(
+        vec!["random".into()],
+        Box::new(move || {
+            n += 1;
+            format!("key{n}")
+        }),
+        store,
+        Limits::default(),
+    );
+    let other = rusqlite::Connection::open(&path).unwrap();
+    (hub, other, path)
+}
+
+/// A clock the test moves by hand.
+fn manual_clock(h: &mut Hub) -> Arc<std::sync::Mutex<Instant>> {
+    let t = Arc::new(std::sync::Mutex::new(Instant::now()));
+    let read = Arc::clone(&t);
+    h.set_clock(Arc::new(move || *read.lock().unwrap()));
+    t
+}
+
+fn states(out: &Outbox) -> Vec<&crate::protocol::GameState> {
+    out.messages
+        .iter()
+        .filter_map(|(_, m)| match m {
+            ServerMessage::State(s) => Some(s),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_refused_save_is_tried_again_later_then_the_game_stops() {
+    let (mut h, other, path) = hub_on_file("stops");
+    let t = manual_clock(&mut h);
+    let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
+    let job = out.jobs.into_iter().next().unwrap();
+    // Another process holds the database's write lock.
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let m = *job.pos.legal_moves().iter().next().unwrap();
+    let out = h.finish_search(&job, SearchOutcome::Move(m));
+    assert!(
+        errors(&out)[0].contains("trying again"),
+        "{:?}",
+        errors(&out)
+    );
+    assert!(
+        out.jobs.is_empty() && states(&out).is_empty(),
+        "no new search, no state"
+    );
+    assert!(out.rearm);
+    let mut attempts = 1;
+    let mut told = 1;
+    while let Some(at) = h.next_wake() {
+        let waited = at - *t.lock().unwrap();
+        assert_eq!(
+            waited,
+            FIRST_RETRY * 2u32.pow(attempts - 1),
+            "the waits double"
+        );
+        *t.lock().unwrap() = at;
+        let out = h.wake(at);
+        attempts += 1;
+        told += errors(&out).len();
+        assert!(out.jobs.is_empty());
+        if attempts == SAVE_ATTEMPTS {
+            assert!(errors(&out)[0].contains("stopped"), "{:?}", errors(&out));
+            let s = states(&out)[0];
+            assert!(s.stopped.is_some() && s.legal.is_empty() && s.moves.is_empty());
+        }
+    }
+    assert_eq!(attempts, SAVE_ATTEMPTS);
+    assert_eq!(
+        told, 2,
+        "the person hears of it twice: the first failure and the stop"
+    );
+    assert!(errors(&h.handle(1, r#"{"type":"move","move":"d4:b2"}"#))[0].contains("stopped"));
+    drop(other);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn a_save_that_succeeds_on_a_later_attempt_plays_the_move() {
+    let (mut h, other, path) = hub_on_file("recovers");
+    let t = manual_clock(&mut h);
+    let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
+    let job = out.jobs.into_iter().next().unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let m = *job.pos.legal_moves().iter().next().unwrap();
+    h.finish_search(&job, SearchOutcome::Move(m));
+    let at = h.next_wake().unwrap();
+    *t.lock().unwrap() = at;
+    assert!(
+        h.wake(at).messages.is_empty(),
+        "still locked: nothing to say"
+    );
+    other.execute_batch("COMMIT").unwrap();
+    let at = h.next_wake().unwrap();
+    let out = h.wake(at);
+    assert!(errors(&out).is_empty());
+    assert_eq!(states(&out)[0].moves, [m.to_string()]);
+    assert_eq!(h.next_wake(), None);
+    assert_eq!(h.record("key1").unwrap().unwrap().moves, [m.to_string()]);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn an_evicted_games_watchers_are_told() {
+    let mut h = hub_with(Limits {
+        max_games: 1,
+        ..Limits::default()
+    });
+    let (_, _, watch) = welcome(&h.handle(1, NEW_HUMAN));
+    assert!(errors(&h.handle(2, &join(&watch.unwrap()))).is_empty());
+    h.disconnect(1);
+    // The only game is unseated: a new one takes its place.
+    let out = h.handle(3, NEW_HUMAN);
+    let told: Vec<_> = out.messages.iter().filter(|(c, _)| *c == 2).collect();
+    assert!(
+        matches!(&told[..], [(_, ServerMessage::Error { message })] if message.contains("left the server's memory")),
+        "{told:?}"
+    );
+}

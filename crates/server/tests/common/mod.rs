@@ -19,6 +19,7 @@ pub async fn start_server(players: &[&str], limits: yolah_server::Limits) -> Str
         players: players.iter().map(|s| s.to_string()).collect(),
         db: ":memory:".into(),
         allowed_origins: Vec::new(),
+        public_hosts: Vec::new(),
         limits,
     };
     tokio::spawn(yolah_server::serve(

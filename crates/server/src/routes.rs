@@ -1,0 +1,119 @@
+//! The HTTP routes: the page, the WebSocket, the archive (`archive`), the
+//! counters; and who may open a game connection.
+
+use crate::search::Pool;
+use crate::{archive, host, net, ws, Shared, PAGE};
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+
+/// Every route, served with `shared`.
+pub fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/record", get(archive::record))
+        .route("/games", get(archive::list))
+        .route("/games/{id}", get(archive::game_record))
+        .route("/games/{id}/history", get(archive::game_history))
+        .route("/ws", get(websocket))
+        .route("/stats", get(stats))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&shared),
+            host::check,
+        ))
+        .with_state(shared)
+}
+
+/// The server's counters: `games_in_memory`, `connections`, `websockets`,
+/// `searches_queued`, `messages_sent`.
+async fn stats(State(shared): State<Arc<Shared>>) -> Response {
+    let queued = shared
+        .pool
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .map_or(0, Pool::queued);
+    Json(serde_json::json!({
+        "games_in_memory": shared.hub().games_in_memory(),
+        "connections": shared.counter.open(),
+        "websockets": shared.conns().len(),
+        "searches_queued": queued,
+        "messages_sent": shared.messages_sent.load(Ordering::Relaxed),
+    }))
+    .into_response()
+}
+
+async fn page() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE)
+}
+
+/// Whether a WebSocket may be opened from the page at `Origin`: the
+/// server's own origin (same host as the request's `Host`), one allowed by
+/// `--allow-origin`, or no `Origin` at all (not a browser).
+fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    if allowed.iter().any(|a| a.trim_end_matches('/') == origin) {
+        return true;
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let origin_host = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or("");
+    !host.is_empty() && origin_host == host
+}
+
+async fn websocket(
+    ws: WebSocketUpgrade,
+    State(shared): State<Arc<Shared>>,
+    Extension(peer): Extension<net::Peer>,
+    headers: HeaderMap,
+) -> Response {
+    if !origin_allowed(&headers, &shared.allowed_origins) {
+        return (
+            StatusCode::FORBIDDEN,
+            "this origin may not open a game connection (see yolah serve --allow-origin)\n",
+        )
+            .into_response();
+    }
+    let limits = &shared.limits;
+    // Buffers sized to the messages: tungstenite's defaults (128 KiB each,
+    // the read buffer zero-filled at once) would cost every idle connection
+    // more than a hundred kilobytes.
+    ws.max_message_size(limits.max_message_bytes)
+        .max_frame_size(limits.max_message_bytes)
+        .read_buffer_size(limits.max_message_bytes + ws::FRAME_HEADER_BYTES)
+        .write_buffer_size(limits.max_message_bytes)
+        .max_write_buffer_size(limits.max_write_buffer)
+        .on_upgrade(move |socket| ws::connection(socket, shared, peer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins() {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+        assert!(origin_allowed(&h, &[]), "no Origin: not a browser");
+        h.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+        assert!(origin_allowed(&h, &[]));
+        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert!(!origin_allowed(&h, &[]));
+        assert!(origin_allowed(&h, &["https://evil.example/".into()]));
+    }
+}
