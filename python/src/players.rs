@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::{Mutex, PoisonError};
 use yolah::Position;
-use yolah_lab::games::{run_match, Match, MatchSummary, TimeControl};
+use yolah_lab::games::{run_match, GameError, Match, MatchSummary, TimeControl};
 use yolah_lab::standings::Standings;
 use yolah_lab::tournament::{self as rounds, Anchor, GameLine, Settings, SettingsError, Store};
 use yolah_players::{from_spec, Player, Score};
@@ -145,7 +145,10 @@ pub fn play_match<'py>(
             m.tc = tc;
             run_match(&m, threads, &|_| {})
         })
-        .map_err(spec_error)?;
+        .map_err(|e| match e {
+            GameError::Spec(e) => spec_error(e),
+            GameError::Start(e) => lab_error(e),
+        })?;
     let points: Vec<f64> = played.iter().map(|g| g.a_points).collect();
     let summary: MatchSummary = MatchSummary::from_points(&points);
     let d = PyDict::new(py);

@@ -199,3 +199,10 @@ def test_tournament_file_resumes(tmp_path):
     assert again["games"] == first["games"]
     with pytest.raises(yolah.YolahError):
         yolah.tournament(["random", "mc:playouts=10"], 4, seed=2, out=str(out))
+
+
+def test_an_engine_that_cannot_start_stops_the_match():
+    with pytest.raises(yolah.YolahError, match=r"engine:cmd=false did not start: the engine exited"):
+        yolah.play_match("engine:cmd=false", "random", 2)
+    with pytest.raises(yolah.YolahError, match="did not start"):
+        yolah.tournament(["random", "engine:cmd=false"], 1)

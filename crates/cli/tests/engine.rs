@@ -289,7 +289,6 @@ fn broken_engines_lose_by_forfeit_with_the_reason() {
         ("sleep", "lost on time"),
         ("garbage", "is not a move"),
         ("illegal", "illegal move d5:d5"),
-        ("silent", "no handshake"),
         ("flood", ""),
     ] {
         let spec = format!("engine:cmd=python3 {zoo} {mode},time=200ms,timeout=2s");

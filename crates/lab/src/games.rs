@@ -6,7 +6,45 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use yolah::rng::{game_seed, splitmix64};
 use yolah::{Color, Move, Position, Rng};
-use yolah_players::{from_spec, with_seed, Budget, GameClock, Player, Search, SpecError, Stop};
+use yolah_players::{
+    from_spec, with_seed, Budget, GameClock, Player, Search, SpecError, StartError, Stop,
+};
+
+/// Why a game of a match cannot be played: a player spec that makes no
+/// player, or a player that cannot start (an engine that cannot be run or
+/// does not shake hands). Unlike a forfeit, which loses one game, either
+/// stops the match.
+#[derive(Debug)]
+pub enum GameError {
+    /// A spec that makes no player.
+    Spec(SpecError),
+    /// A player that cannot start.
+    Start(StartError),
+}
+
+impl std::fmt::Display for GameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GameError::Spec(e) => write!(f, "{e}"),
+            GameError::Start(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// Its text is the inner error's (no `source`, which would print it twice).
+impl std::error::Error for GameError {}
+
+impl From<SpecError> for GameError {
+    fn from(e: SpecError) -> GameError {
+        GameError::Spec(e)
+    }
+}
+
+impl From<StartError> for GameError {
+    fn from(e: StartError) -> GameError {
+        GameError::Start(e)
+    }
+}
 
 /// A clock for both sides: `base` each, `increment` added after every
 /// move; a side whose move takes longer than its time left plus `margin`
@@ -116,6 +154,9 @@ impl GameEnd {
 /// Plays a game from `start` to its end; `on_move` sees each position and
 /// the move played in it. A player whose search fails ([`Player::try_search`])
 /// or who chooses an illegal move loses by forfeit, and the game ends there.
+/// Before each move the player gets ready ([`Player::start`]) outside its
+/// time: a player that cannot start then forfeits too (callers that want
+/// to stop instead start the players first, as [`play_match_game`] does).
 pub fn play_game(
     black: &mut dyn Player,
     white: &mut dyn Player,
@@ -150,6 +191,9 @@ pub fn play_game_with_clock(
             moves: moves.clone(),
             forfeit: Some((side, why)),
         };
+        if let Err(e) = player.start() {
+            return forfeit(e.to_string());
+        }
         let mut search = Search::new(&stop);
         if let Some(tc) = tc {
             let left = remaining[side as usize];
@@ -236,17 +280,27 @@ pub struct MatchGame {
 
 /// Plays game `index` of a match: pairs of games share an opening, and A has
 /// Black in even games. Each player gets its own seed from the match seed
-/// and the game index, so the game is the same on any thread.
+/// and the game index, so the game is the same on any thread. Both players
+/// start before the game: one that cannot is an error, not a forfeit.
 pub fn play_match_game(
     spec_a: &str,
     spec_b: &str,
     seed: u64,
     index: u64,
     tc: Option<TimeControl>,
-) -> Result<MatchGame, SpecError> {
+) -> Result<MatchGame, GameError> {
     let game_seed = game_seed(seed, index);
     let mut a = from_spec(&with_seed(spec_a, game_seed))?;
     let mut b = from_spec(&with_seed(spec_b, splitmix64(game_seed)))?;
+    // The error names the player as the caller wrote it, without the seed.
+    fn as_written(spec: &str) -> impl Fn(StartError) -> StartError + '_ {
+        move |e| StartError {
+            spec: spec.to_string(),
+            ..e
+        }
+    }
+    a.start().map_err(as_written(spec_a))?;
+    b.start().map_err(as_written(spec_b))?;
     Ok(play_match_game_with(
         a.as_mut(),
         b.as_mut(),
@@ -328,7 +382,7 @@ pub fn run_match(
     m: &Match<'_>,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<MatchGame>, SpecError> {
+) -> Result<Vec<MatchGame>, GameError> {
     run_match_until(m, threads, progress, &|_| false)
 }
 
@@ -336,12 +390,13 @@ pub fn run_match(
 /// `n` games for n = 1, 2, … in order, and the match ends at the first `n`
 /// where it answers true. Games are handed out in order, and only the
 /// finished prefix is judged, so the result does not depend on `threads`.
+/// A player that cannot start stops the match with [`GameError::Start`].
 pub fn run_match_until(
     m: &Match<'_>,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
     stop: &(dyn Fn(&[f64]) -> bool + Sync),
-) -> Result<Vec<MatchGame>, SpecError> {
+) -> Result<Vec<MatchGame>, GameError> {
     let Match {
         a: spec_a,
         b: spec_b,
@@ -356,7 +411,7 @@ pub fn run_match_until(
         results: Vec<Option<MatchGame>>,
         points: Vec<f64>,
         decided: Option<usize>,
-        error: Option<SpecError>,
+        error: Option<GameError>,
     }
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);

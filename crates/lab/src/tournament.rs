@@ -6,7 +6,7 @@
 //! half-written last line (a crash in the middle of a write) is cut off with a
 //! warning, and a file written for other players or settings is refused.
 
-use crate::games::play_match_game;
+use crate::games::{play_match_game, GameError};
 use crate::shard::Shard;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -16,6 +16,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::Mutex;
 use yolah::rng::game_seed;
 use yolah::Move;
+use yolah_players::StartError;
 
 mod settings;
 pub use settings::{Anchor, Settings, SettingsError, MAX_GAMES, MAX_GAMES_PER_PAIR, MAX_PLAYERS};
@@ -54,6 +55,9 @@ pub enum TournamentError {
     },
     /// The settings make no tournament, or a player spec no player.
     Settings(SettingsError),
+    /// A player cannot start (an engine that cannot be run, or exits or
+    /// stays silent before its handshake): the run stops.
+    Start(StartError),
     /// A game asked for is not one of the tournament's.
     Game(String),
 }
@@ -78,20 +82,14 @@ impl fmt::Display for TournamentError {
                 found.players, found.games_per_pair, found.seed
             ),
             TournamentError::Settings(e) => write!(f, "{e}"),
+            TournamentError::Start(e) => write!(f, "{e}"),
             TournamentError::Game(why) => write!(f, "{why}"),
         }
     }
 }
 
-impl std::error::Error for TournamentError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            TournamentError::Io { error, .. } => Some(error),
-            TournamentError::Settings(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+/// Its text says it all (no `source`, which would print it twice).
+impl std::error::Error for TournamentError {}
 
 impl From<SettingsError> for TournamentError {
     fn from(e: SettingsError) -> TournamentError {
@@ -308,16 +306,16 @@ impl Store {
                 error,
             }
         };
-        let (games, warnings, complete, partial) = match scan(path, Some(settings))? {
-            Some(c) => (c.games, c.warnings, c.complete, c.partial),
-            // No file, an empty one, or only half a header line.
-            None => (Vec::new(), Vec::new(), 0, 0),
-        };
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .map_err(io("open"))?;
+        let (games, warnings, complete, partial) = match scan(path, Some(settings))? {
+            Some(c) => (c.games, c.warnings, c.complete, c.partial),
+            // No file, an empty one, or only half a header line.
+            None => (Vec::new(), Vec::new(), 0, 0),
+        };
         if partial > 0 || complete == 0 {
             file.set_len(complete)
                 .map_err(io("cut the half-written line off"))?;
@@ -376,7 +374,10 @@ pub fn play(
     let seed = game_seed(settings.seed, pair_index as u64 + 1);
     let (a, b) = (&settings.players[pair.0], &settings.players[pair.1]);
     let tc = settings.time_control()?;
-    let g = play_match_game(a, b, seed, game, tc).map_err(SettingsError::Spec)?;
+    let g = play_match_game(a, b, seed, game, tc).map_err(|e| match e {
+        GameError::Spec(e) => TournamentError::Settings(SettingsError::Spec(e)),
+        GameError::Start(e) => TournamentError::Start(e),
+    })?;
     let text = |ms: &[Move]| ms.iter().map(|m| m.to_string()).collect::<Vec<_>>();
     let (black, white) = if g.a_is_black { (a, b) } else { (b, a) };
     Ok(GameLine {

@@ -6,21 +6,33 @@
 //! the handshake (10 s at most). The command is split at white space (no
 //! quoting) and may not contain a comma, which ends the spec's option.
 //!
+//! Starting is apart from playing: [`crate::Player::start`] runs the
+//! process and shakes hands within the handshake's own deadline, before
+//! any clock runs, and an engine that cannot start is a [`StartError`]
+//! that stops the run, with the last lines the engine wrote on its
+//! standard error (drained all along by a thread, [`stderr`]). A search
+//! that finds no process starts one first, and its move's time starts
+//! after the handshake.
+//!
 //! Nothing the engine does can hang or crash the caller: every read waits
 //! with a deadline (lines come through a reader thread and a bounded
 //! channel), lines are cut at 64 KiB, a process that dies is started again
 //! for the next search, and dropping the player kills and reaps its
-//! process. What went wrong is reported as a [`Forfeit`] by
+//! process. What went wrong in a search is reported as a [`Forfeit`] by
 //! [`crate::Player::try_search`], so that a game can be adjudicated.
 
+mod stderr;
+
 use crate::budget::Budget;
-use crate::player::{Analysis, Forfeit, Player, Search};
+use crate::player::{Analysis, Forfeit, Player, Search, StartError};
 use crate::score::Score;
 use crate::spec::{FromSpec, Spec, SpecError};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use stderr::StderrTail;
 use yolah::{Move, Position};
 
 /// The longest line read from an engine.
@@ -34,6 +46,8 @@ const CHANNEL_LINES: usize = 1_024;
 const HANDSHAKE: Duration = Duration::from_secs(10);
 /// Time past a move's budget before the engine loses on time.
 const MARGIN: Duration = Duration::from_millis(500);
+/// How long a failed start waits for the end of the engine's stderr.
+const STDERR_WAIT: Duration = Duration::from_secs(2);
 
 /// Why a read from the engine ended without the line wanted.
 enum ReadError {
@@ -63,6 +77,8 @@ struct Process {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<Line>,
+    /// The last lines of its standard error.
+    stderr: Arc<StderrTail>,
 }
 
 /// Engine processes a thread keeps between games, by command line.
@@ -152,7 +168,7 @@ impl ExternalEngine {
 
     /// Starts the process and shakes hands, if it is not running (or takes
     /// an idle one of the same command from this thread).
-    fn ensure_running(&mut self) -> Result<(), Forfeit> {
+    fn ensure_running(&mut self) -> Result<(), StartError> {
         if self.process.is_none() {
             let key = self.key();
             self.process = IDLE.with(|idle| {
@@ -168,52 +184,54 @@ impl ExternalEngine {
             }
             self.process = None;
         }
+        let spec = self.spec.clone();
+        let failed = |reason: String, stderr: Vec<String>| StartError {
+            spec: spec.clone(),
+            reason,
+            stderr,
+        };
         let mut child = Command::new(&self.program)
             .args(&self.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| Forfeit(format!("cannot start {:?}: {e}", self.program)))?;
+            .map_err(|e| failed(format!("cannot run {:?}: {e}", self.program), Vec::new()))?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
-        let (tx, lines) = sync_channel(CHANNEL_LINES);
-        std::thread::Builder::new()
-            .name("yolah-engine-reader".into())
-            .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                loop {
-                    let mut bytes = Vec::new();
-                    let line = match Read::take(&mut reader, MAX_LINE_BYTES + 1)
-                        .read_until(b'\n', &mut bytes)
-                    {
-                        Ok(0) | Err(_) => Line::Closed,
-                        Ok(_) if bytes.len() as u64 > MAX_LINE_BYTES => Line::TooLong,
-                        Ok(_) => Line::Text(String::from_utf8_lossy(&bytes).trim_end().to_string()),
-                    };
-                    let closed = matches!(line, Line::Closed | Line::TooLong);
-                    if tx.send(line).is_err() || closed {
-                        return;
-                    }
-                }
-            })
-            .map_err(|e| Forfeit(format!("cannot start a reader thread: {e}")))?;
+        let stderr = StderrTail::spawn(child.stderr.take().expect("piped"))
+            .map_err(|e| failed(format!("cannot start a reader thread: {e}"), Vec::new()))?;
+        let lines = spawn_reader(stdout)
+            .map_err(|e| failed(format!("cannot start a reader thread: {e}"), Vec::new()))?;
         self.process = Some(Process {
             child,
             stdin,
             lines,
+            stderr,
         });
         self.new_game = true;
-        self.send("yolah")?;
         let handshake = HANDSHAKE.min(self.timeout);
-        self.read_until("yolahok", Instant::now() + handshake, &mut |_| {})
-            .map_err(|e| match e {
-                ReadError::Timeout => Forfeit(format!(
+        let shaken = self
+            .send("yolah")
+            .map_err(ReadError::Broken)
+            .and_then(|()| self.read_until("yolahok", Instant::now() + handshake, &mut |_| {}));
+        if let Err(e) = shaken {
+            let mut p = self.process.take().expect("just started");
+            let reason = match e {
+                ReadError::Timeout => format!(
                     "no handshake (yolahok) within {:.1} s",
                     handshake.as_secs_f64()
-                )),
-                ReadError::Broken(f) => Forfeit(format!("handshake: {f}")),
-            })?;
+                ),
+                ReadError::Broken(_) => match exit_status(&mut p.child, STDERR_WAIT) {
+                    Some(status) => format!("the engine exited ({status}) before its handshake"),
+                    None => "the engine closed its output before its handshake".to_string(),
+                },
+            };
+            // Killed, its stderr ends: wait for its last lines.
+            let _ = p.child.kill();
+            let _ = p.child.wait();
+            return Err(failed(reason, p.stderr.last_lines(STDERR_WAIT)));
+        }
         Ok(())
     }
 
@@ -270,8 +288,10 @@ impl ExternalEngine {
     }
 
     fn run(&mut self, pos: &Position, search: &mut Search<'_>) -> Result<Analysis, Forfeit> {
+        self.ensure_running().map_err(|e| Forfeit(e.to_string()))?;
+        // The move's time starts once the engine is running: a handshake
+        // here (a caller that did not call `start`) is not the move's.
         let start = Instant::now();
-        self.ensure_running()?;
         if std::mem::take(&mut self.new_game) {
             self.send("newgame")?;
         }
@@ -366,6 +386,47 @@ impl ExternalEngine {
     }
 }
 
+/// How `child` exited, if it does within `wait` (its output has closed, so
+/// it is on its way out, or means to stay without talking).
+fn exit_status(child: &mut Child, wait: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + wait;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Reads `stdout` line by line on a new thread, into a bounded channel
+/// that ends with [`Line::Closed`] (or [`Line::TooLong`]).
+fn spawn_reader(stdout: std::process::ChildStdout) -> std::io::Result<Receiver<Line>> {
+    let (tx, lines) = sync_channel(CHANNEL_LINES);
+    std::thread::Builder::new()
+        .name("yolah-engine-reader".into())
+        .spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut bytes = Vec::new();
+                let line = match Read::take(&mut reader, MAX_LINE_BYTES + 1)
+                    .read_until(b'\n', &mut bytes)
+                {
+                    Ok(0) | Err(_) => Line::Closed,
+                    Ok(_) if bytes.len() as u64 > MAX_LINE_BYTES => Line::TooLong,
+                    Ok(_) => Line::Text(String::from_utf8_lossy(&bytes).trim_end().to_string()),
+                };
+                let closed = matches!(line, Line::Closed | Line::TooLong);
+                if tx.send(line).is_err() || closed {
+                    return;
+                }
+            }
+        })?;
+    Ok(lines)
+}
+
 /// Reads the fields of an `info` line that an [`Analysis`] has.
 fn read_info(info: &str, into: &mut Analysis) {
     let words: Vec<&str> = info.split_whitespace().collect();
@@ -422,6 +483,10 @@ impl Drop for ExternalEngine {
 impl Player for ExternalEngine {
     fn spec(&self) -> &str {
         &self.spec
+    }
+
+    fn start(&mut self) -> Result<(), StartError> {
+        self.ensure_running()
     }
 
     fn try_search(&mut self, pos: &Position, mut search: Search<'_>) -> Result<Analysis, Forfeit> {

@@ -72,7 +72,7 @@ pub use external::ExternalEngine;
 pub use limits::{available_cores, MAX_THREADS};
 pub use mc::MonteCarlo;
 pub use mcts::{LeafValue, Mcts};
-pub use player::{Analysis, Forfeit, Player, Search};
+pub use player::{Analysis, Forfeit, Player, Search, StartError};
 pub use random::RandomPlayer;
 pub use registry::{from_spec, with_default_threads, PLAYER_NAMES};
 pub use score::Score;

@@ -1,6 +1,7 @@
 //! What every player is: the [`Player`] trait, what a search is asked
-//! ([`Search`]) and what it found ([`Analysis`]), and how an external
-//! engine loses outside the board ([`Forfeit`]).
+//! ([`Search`]) and what it found ([`Analysis`]), how an external engine
+//! loses outside the board ([`Forfeit`]), and why one cannot play at all
+//! ([`StartError`]).
 
 use crate::budget::{Budget, GameClock, Stop};
 use crate::score::Score;
@@ -81,10 +82,48 @@ impl std::fmt::Display for Forfeit {
     }
 }
 
+/// Why a player cannot play at all, where a [`Forfeit`] loses one game:
+/// an external engine that cannot be run, or that exits or stays silent
+/// before its handshake. A run that meets one stops, and says why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartError {
+    /// The player's spec.
+    pub spec: String,
+    /// What happened.
+    pub reason: String,
+    /// The last lines the engine wrote on its standard error, oldest
+    /// first: usually the real reason.
+    pub stderr: Vec<String>,
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} did not start: {}", self.spec, self.reason)?;
+        if self.stderr.is_empty() {
+            return f.write_str(" (and wrote nothing on stderr)");
+        }
+        f.write_str("; the last lines it wrote on stderr:")?;
+        for line in &self.stderr {
+            write!(f, "\n  | {line}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for StartError {}
+
 /// A computer player.
 pub trait Player: Send {
     /// The spec this player was built from.
     fn spec(&self) -> &str;
+
+    /// Gets ready to play, before a game's clock runs: an external engine
+    /// starts its process (or checks that it still runs) and shakes hands
+    /// within a deadline of its own, so that no move's time pays for it.
+    /// Our own players are always ready.
+    fn start(&mut self) -> Result<(), StartError> {
+        Ok(())
+    }
 
     /// Searches `pos` as `search` says: within its budget (or the player's
     /// own) or until its stop flag is raised, whichever comes first. A

@@ -25,7 +25,8 @@ impl AnalyseArgs {
         let pos = self.start.position()?;
         let spec = &self.player;
         let mut player = from_spec(spec)?;
-        // An external engine that fails says so (and exits 1).
+        // An external engine that cannot start, or fails, says so (and exits 1).
+        player.start()?;
         let a = player
             .try_search(&pos, Search::new(&Stop::new()))
             .map_err(|f| anyhow!("{spec}: {f}"))?;

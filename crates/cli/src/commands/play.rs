@@ -32,7 +32,10 @@ impl Seat {
         } else {
             // Every core, unless the spec says threads=.
             let spec = yolah_players::with_default_threads(spec, yolah_players::available_cores());
-            Ok(Seat::Computer(from_spec(&spec)?))
+            let mut player = from_spec(&spec)?;
+            // An engine that cannot start stops here, saying why.
+            player.start()?;
+            Ok(Seat::Computer(player))
         }
     }
 }

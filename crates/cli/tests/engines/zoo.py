@@ -8,6 +8,9 @@ one way chosen by the first argument.
     illegal      answers go with d5:d5
     silent       never answers the handshake
     flood        answers go with endless info lines
+    fail         says why on stderr and exits 2 before its handshake
+    slowstart    takes 3 s before its handshake (loading a network, say)
+    gate PATH    answers each go once the file PATH exists
 """
 import os
 import sys
@@ -17,7 +20,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "..
 import random_engine as engine  # noqa: E402
 
 mode = sys.argv[1]
-limit = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+arg = sys.argv[2] if len(sys.argv) > 2 else "1"
+if mode == "fail":
+    print("zoo: loading the network: cannot open nets/missing.bin", file=sys.stderr)
+    print("zoo: giving up", file=sys.stderr)
+    sys.exit(2)
+if mode == "slowstart":
+    time.sleep(3)
 board, side = engine.parse_position(engine.START)[:2]
 moves_made = 0
 for line in sys.stdin:
@@ -36,10 +45,12 @@ for line in sys.stdin:
         board, side = engine.parse_position(text)[:2]
     elif words[0] == "go":
         moves_made += 1
-        if mode == "crash" and moves_made >= limit:
+        if mode == "crash" and moves_made >= int(arg):
             sys.exit(3)
         if mode == "sleep":
             time.sleep(30)
+        while mode == "gate" and not os.path.exists(arg):
+            time.sleep(0.01)
         if mode == "garbage":
             print("bestmove \x00\x01 nonsense")
         elif mode == "illegal":

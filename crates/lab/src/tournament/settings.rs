@@ -93,15 +93,8 @@ impl fmt::Display for SettingsError {
     }
 }
 
-impl std::error::Error for SettingsError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SettingsError::Spec(e) => Some(e),
-            SettingsError::TimeControl(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+/// Its text says it all (no `source`, which would print it twice).
+impl std::error::Error for SettingsError {}
 
 /// The player whose rating is 0.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
