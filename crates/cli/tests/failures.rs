@@ -1,11 +1,14 @@
 //! Failures say what happened, tried against real separate processes: an
 //! engine that cannot start stops the run with its stderr shown, an
-//! engine slow to start does not lose on time. No test waits by sleeping:
-//! each waits for a process to end.
+//! engine slow to start does not lose on time, and two tournaments on one
+//! file do not both write it. No test waits by sleeping: each waits for a
+//! process to end, or for a condition with a deadline.
 
 mod common;
 
 use common::{ok, path, yolah};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The engine zoo: the example engine broken in the way `mode` says.
 fn zoo(mode: &str) -> String {
@@ -100,4 +103,63 @@ fn an_engine_slow_to_start_does_not_lose_on_time() {
         (Some(2), Some(0)),
         "{v}"
     );
+}
+
+/// Waits until `done()` holds, failing after `limit`.
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "waited {limit:?} for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn a_tournament_file_in_use_is_refused_and_freed_when_its_run_dies() {
+    let d = dir("lock");
+    let out = path(&d, "t.jsonl");
+    // The gated engine answers no move until the gate file exists, so the
+    // first run holds the file for as long as this test needs it.
+    let gate = path(&d, "gate");
+    let gated = zoo(&format!("gate {gate}"));
+    let args = [
+        "tournament",
+        "--players",
+        &gated,
+        "random",
+        "--games-per-pair",
+        "2",
+        "--out",
+        &out,
+    ];
+    let mut first = Command::new(env!("CARGO_BIN_EXE_yolah"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // It has locked the file once the header is there.
+    wait_for("the first run's header", Duration::from_secs(30), || {
+        std::fs::read_to_string(&out).is_ok_and(|t| t.ends_with('\n'))
+    });
+    let err = failure(&args);
+    assert!(
+        err.contains(&format!("{out} is in use")) && err.contains("another run"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 1);
+    // Killed, the first run's lock goes with it: the next run resumes.
+    first.kill().unwrap();
+    first.wait().unwrap();
+    std::fs::write(&gate, "").unwrap();
+    let table = ok(&args);
+    assert!(table.contains("2 games;"), "{table}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        3,
+        "a header and two games, once each:\n{text}"
+    );
+    // Ended normally, a run leaves the file free too.
+    ok(&args);
 }

@@ -58,6 +58,11 @@ pub enum TournamentError {
     /// A player cannot start (an engine that cannot be run, or exits or
     /// stays silent before its handshake): the run stops.
     Start(StartError),
+    /// Another run has the file open (it holds the file's lock).
+    InUse {
+        /// The file.
+        path: String,
+    },
     /// A game asked for is not one of the tournament's.
     Game(String),
 }
@@ -83,6 +88,12 @@ impl fmt::Display for TournamentError {
             ),
             TournamentError::Settings(e) => write!(f, "{e}"),
             TournamentError::Start(e) => write!(f, "{e}"),
+            TournamentError::InUse { path } => write!(
+                f,
+                "{path} is in use: another run (a yolah tournament or merge, or a \
+                 Python TournamentFile) has it open and is writing its games there; \
+                 let that run end, or give this one another --out file"
+            ),
             TournamentError::Game(why) => write!(f, "{why}"),
         }
     }
@@ -297,6 +308,12 @@ pub fn read(path: &str) -> Result<(Settings, Vec<GameLine>, Vec<String>), Tourna
 impl Store {
     /// Opens (or creates) the tournament file at `path` for `settings`,
     /// reading it line by line (no line may exceed [`MAX_LINE_BYTES`]).
+    ///
+    /// The file stays locked (an exclusive advisory lock) while the store
+    /// is open, and the operating system releases the lock when the
+    /// process ends, however it ends: a file that another run has open is
+    /// refused with [`TournamentError::InUse`], rather than both appending
+    /// their games to it.
     pub fn open(path: &str, settings: &Settings) -> Result<Store, TournamentError> {
         settings.check()?;
         let io = |action| {
@@ -311,6 +328,13 @@ impl Store {
             .append(true)
             .open(path)
             .map_err(io("open"))?;
+        // Locked before it is read: what is read is what this run appends to.
+        file.try_lock().map_err(|e| match e {
+            std::fs::TryLockError::WouldBlock => TournamentError::InUse {
+                path: path.to_string(),
+            },
+            std::fs::TryLockError::Error(error) => io("lock")(error),
+        })?;
         let (games, warnings, complete, partial) = match scan(path, Some(settings))? {
             Some(c) => (c.games, c.warnings, c.complete, c.partial),
             // No file, an empty one, or only half a header line.
