@@ -17,21 +17,159 @@ use crate::{Bitboard, Square};
 use core::fmt;
 use core::str::FromStr;
 
-/// Why a text is not a position.
+/// Why a text (or a set of parts) is not a position.
+///
+/// ```
+/// use yolah::{ParsePositionError, Position};
+///
+/// let e = "8/8 b 0 0 0".parse::<Position>().unwrap_err();
+/// assert_eq!(e, ParsePositionError::RankCount { found: 2 });
+/// assert_eq!(e.to_string(), "bad position: the board has 2 ranks, not 8 separated by /");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParsePositionError(String);
+#[non_exhaustive]
+pub enum ParsePositionError {
+    /// Not the five fields BOARD SIDE BLACK_SCORE WHITE_SCORE PLY.
+    FieldCount {
+        /// How many fields the text has.
+        found: usize,
+    },
+    /// The board has not eight ranks separated by `/`.
+    RankCount {
+        /// How many it has.
+        found: usize,
+    },
+    /// A rank holds a character other than `b`, `w`, `x` or a digit 1-8.
+    BadSymbol {
+        /// The rank, 1 to 8.
+        rank: u8,
+        /// The character.
+        symbol: char,
+    },
+    /// A rank describes more than eight squares.
+    RankTooLong {
+        /// The rank, 1 to 8.
+        rank: u8,
+    },
+    /// A rank describes fewer than eight squares.
+    RankTooShort {
+        /// The rank, 1 to 8.
+        rank: u8,
+        /// How many it describes.
+        squares: u8,
+    },
+    /// A score or the ply is not a whole number in its range.
+    BadNumber {
+        /// Which field: `black score`, `white score` or `ply`.
+        field: &'static str,
+        /// The field as written.
+        text: String,
+        /// The largest value it takes.
+        max: u16,
+    },
+    /// The side to move is not `b` or `w`.
+    BadSide {
+        /// The field as written.
+        text: String,
+    },
+    /// The side to move is not the one of the ply (Black moves on even
+    /// plies).
+    SideMismatch {
+        /// The side written.
+        side: Color,
+        /// The ply written.
+        ply: u16,
+    },
+    /// A side has not four pieces.
+    PieceCount {
+        /// The side.
+        color: Color,
+        /// How many it has.
+        count: u32,
+    },
+    /// Two pieces, or a piece and a hole, on one square.
+    Overlap,
+    /// A score above 64 or a ply above 1000.
+    OutOfRange {
+        /// Black's score.
+        black_score: u8,
+        /// White's score.
+        white_score: u8,
+        /// The ply.
+        ply: u16,
+    },
+    /// Not one hole per point scored.
+    HolesAndPoints {
+        /// The holes on the board.
+        holes: u32,
+        /// The points scored, both sides.
+        points: u32,
+    },
+    /// A ply below the number of moves the scores count.
+    PlyBelowMoves {
+        /// The ply.
+        ply: u16,
+        /// The moves played (the points scored).
+        moves: u32,
+    },
+}
 
 impl fmt::Display for ParsePositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad position: {}", self.0)
+        f.write_str("bad position: ")?;
+        match self {
+            ParsePositionError::FieldCount { found } => write!(
+                f,
+                "expected 5 fields (BOARD SIDE BLACK_SCORE WHITE_SCORE PLY), found {found}"
+            ),
+            ParsePositionError::RankCount { found } => {
+                write!(f, "the board has {found} ranks, not 8 separated by /")
+            }
+            ParsePositionError::BadSymbol { rank, symbol } => {
+                write!(f, "rank {rank}: {symbol:?} is not b, w, x or a digit 1-8")
+            }
+            ParsePositionError::RankTooLong { rank } => {
+                write!(f, "rank {rank} has more than 8 squares")
+            }
+            ParsePositionError::RankTooShort { rank, squares } => {
+                write!(f, "rank {rank} has {squares} squares, not 8")
+            }
+            ParsePositionError::BadNumber { field, text, max } => {
+                write!(f, "{field} {text:?} is not a number from 0 to {max}")
+            }
+            ParsePositionError::BadSide { text } => {
+                write!(f, "side to move {text:?} is not b or w")
+            }
+            ParsePositionError::SideMismatch { side, ply } => write!(
+                f,
+                "side {side} does not match ply {ply} (black moves on even plies)"
+            ),
+            ParsePositionError::PieceCount { color, count } => {
+                write!(f, "{color} has {count} pieces, not 4")
+            }
+            ParsePositionError::Overlap => {
+                f.write_str("a square holds two things (pieces or holes overlap)")
+            }
+            ParsePositionError::OutOfRange {
+                black_score,
+                white_score,
+                ply,
+            } => write!(
+                f,
+                "scores {black_score}-{white_score} or ply {ply} out of range"
+            ),
+            ParsePositionError::HolesAndPoints { holes, points } => write!(
+                f,
+                "{holes} holes but {points} points: every move leaves one hole and scores one point"
+            ),
+            ParsePositionError::PlyBelowMoves { ply, moves } => {
+                write!(f, "ply {ply} is below the {moves} moves played")
+            }
+        }
     }
 }
 
 impl std::error::Error for ParsePositionError {}
-
-fn bad(message: impl Into<String>) -> ParsePositionError {
-    ParsePositionError(message.into())
-}
 
 impl FromStr for Position {
     type Err = ParsePositionError;
@@ -39,17 +177,20 @@ impl FromStr for Position {
     fn from_str(text: &str) -> Result<Position, ParsePositionError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
         let [board, side, black_score, white_score, ply] = fields[..] else {
-            return Err(bad(format!(
-                "expected 5 fields (BOARD SIDE BLACK_SCORE WHITE_SCORE PLY), found {}",
-                fields.len()
-            )));
+            return Err(ParsePositionError::FieldCount {
+                found: fields.len(),
+            });
         };
         let (black, white, holes) = parse_board(board)?;
-        let number = |name: &str, t: &str, max: u16| {
-            t.parse::<u16>()
+        let number = |field: &'static str, text: &str, max: u16| {
+            text.parse::<u16>()
                 .ok()
                 .filter(|&n| n <= max)
-                .ok_or_else(|| bad(format!("{name} {t:?} is not a number from 0 to {max}")))
+                .ok_or_else(|| ParsePositionError::BadNumber {
+                    field,
+                    text: text.to_string(),
+                    max,
+                })
         };
         let black_score = number("black score", black_score, 64)? as u8;
         let white_score = number("white score", white_score, 64)? as u8;
@@ -57,13 +198,15 @@ impl FromStr for Position {
         let side = match side {
             "b" => Color::Black,
             "w" => Color::White,
-            _ => return Err(bad(format!("side to move {side:?} is not b or w"))),
+            _ => {
+                return Err(ParsePositionError::BadSide {
+                    text: side.to_string(),
+                })
+            }
         };
         let pos = Position::from_parts(black, white, holes, black_score, white_score, ply)?;
         if pos.side_to_move() != side {
-            return Err(bad(format!(
-                "side {side} does not match ply {ply} (black moves on even plies)"
-            )));
+            return Err(ParsePositionError::SideMismatch { side, ply });
         }
         Ok(pos)
     }
@@ -72,21 +215,19 @@ impl FromStr for Position {
 fn parse_board(board: &str) -> Result<(Bitboard, Bitboard, Bitboard), ParsePositionError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 8 {
-        return Err(bad(format!(
-            "the board has {} ranks, not 8 separated by /",
-            ranks.len()
-        )));
+        return Err(ParsePositionError::RankCount { found: ranks.len() });
     }
     let (mut black, mut white, mut holes) = (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY);
     for (i, row) in ranks.iter().enumerate() {
         let rank = 7 - i as u8;
+        let too_long = ParsePositionError::RankTooLong { rank: rank + 1 };
         let mut file = 0u8;
         for c in row.chars() {
             let target = match c {
                 '1'..='8' => {
                     file += c as u8 - b'0';
                     if file > 8 {
-                        return Err(bad(format!("rank {} has more than 8 squares", rank + 1)));
+                        return Err(too_long);
                     }
                     continue;
                 }
@@ -94,19 +235,21 @@ fn parse_board(board: &str) -> Result<(Bitboard, Bitboard, Bitboard), ParsePosit
                 'w' => &mut white,
                 'x' => &mut holes,
                 _ => {
-                    return Err(bad(format!(
-                        "rank {}: {c:?} is not b, w, x or a digit 1-8",
-                        rank + 1
-                    )))
+                    return Err(ParsePositionError::BadSymbol {
+                        rank: rank + 1,
+                        symbol: c,
+                    })
                 }
             };
-            let sq = Square::from_coords(file, rank)
-                .ok_or_else(|| bad(format!("rank {} has more than 8 squares", rank + 1)))?;
+            let sq = Square::from_coords(file, rank).ok_or(too_long.clone())?;
             *target |= sq.bitboard();
             file += 1;
         }
         if file != 8 {
-            return Err(bad(format!("rank {} has {file} squares, not 8", rank + 1)));
+            return Err(ParsePositionError::RankTooShort {
+                rank: rank + 1,
+                squares: file,
+            });
         }
     }
     Ok((black, white, holes))
@@ -126,28 +269,34 @@ impl Position {
     ) -> Result<Position, ParsePositionError> {
         for (color, pieces) in [(Color::Black, black), (Color::White, white)] {
             if pieces.count() != 4 {
-                return Err(bad(format!("{color} has {} pieces, not 4", pieces.count())));
+                return Err(ParsePositionError::PieceCount {
+                    color,
+                    count: pieces.count(),
+                });
             }
         }
         if !(black & white).is_empty() || !((black | white) & holes).is_empty() {
-            return Err(bad("a square holds two things (pieces or holes overlap)"));
+            return Err(ParsePositionError::Overlap);
         }
         if black_score > 64 || white_score > 64 || ply > 1000 {
-            return Err(bad(format!(
-                "scores {black_score}-{white_score} or ply {ply} out of range"
-            )));
+            return Err(ParsePositionError::OutOfRange {
+                black_score,
+                white_score,
+                ply,
+            });
         }
         let moves_played = u32::from(black_score) + u32::from(white_score);
         if holes.count() != moves_played {
-            return Err(bad(format!(
-                "{} holes but {moves_played} points: every move leaves one hole and scores one point",
-                holes.count()
-            )));
+            return Err(ParsePositionError::HolesAndPoints {
+                holes: holes.count(),
+                points: moves_played,
+            });
         }
         if u32::from(ply) < moves_played {
-            return Err(bad(format!(
-                "ply {ply} is below the {moves_played} moves played"
-            )));
+            return Err(ParsePositionError::PlyBelowMoves {
+                ply,
+                moves: moves_played,
+            });
         }
         Ok(Position {
             black,

@@ -1,31 +1,12 @@
-//! `Move` and `Position` for Python, and the exceptions for bad input.
+//! `Move` and `Position` for Python.
 
+use crate::errors::{IllegalMoveError, ParseError, YolahError};
 use crate::observe::{action_of, move_of_action};
-use pyo3::create_exception;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use yolah::record::GameRecord;
 use yolah::{Color, Move, Position};
-
-create_exception!(
-    _yolah,
-    YolahError,
-    PyValueError,
-    "Base of every error yolah raises for bad input (a ValueError)."
-);
-create_exception!(
-    _yolah,
-    IllegalMoveError,
-    YolahError,
-    "A move the rules do not allow in the position, or a move after the end."
-);
-create_exception!(
-    _yolah,
-    ParseError,
-    YolahError,
-    "Text that is not a move, a position or a game record."
-);
 
 /// A move, `from:to` (`d5:b7`); the pass is `a1:a1`.
 ///
@@ -97,7 +78,7 @@ impl PyMove {
 fn parse_move(text: &str) -> PyResult<Move> {
     text.trim()
         .parse::<Move>()
-        .map_err(|e| ParseError::new_err(format!("{text:?} is not a move: {e}")))
+        .map_err(|e| ParseError::new_err(e.to_string()))
 }
 
 /// A move given as a `Move` or as text.
@@ -157,7 +138,7 @@ impl PyPosition {
                 .trim()
                 .parse::<Position>()
                 .map(PyPosition)
-                .map_err(|e| ParseError::new_err(format!("not a position: {e}"))),
+                .map_err(|e| ParseError::new_err(format!("{t:?}: {e}"))),
         }
     }
 

@@ -4,7 +4,8 @@
 //! here and adds what is best written in Python: the PettingZoo
 //! environment and the Ray runs. Modules mirror the Rust layers:
 //!
-//! * [`game`]: `Move` and `Position`, and the errors for bad input;
+//! * [`errors`]: the exceptions, one class per kind of bad input;
+//! * [`game`]: `Move` and `Position`;
 //! * [`observe`]: positions as NumPy planes, legal-move masks, and the
 //!   action index of a move;
 //! * [`batch`]: whole random games and many positions at once, in Rust;
@@ -18,6 +19,7 @@
 use pyo3::prelude::*;
 
 mod batch;
+mod errors;
 mod game;
 mod observe;
 mod players;
@@ -29,11 +31,7 @@ pub use game::{PyMove, PyPosition};
 /// The native module; `yolah/__init__.py` re-exports its contents.
 #[pymodule]
 fn _yolah(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("YolahError", py.get_type::<game::YolahError>())?;
-    m.add("IllegalMoveError", py.get_type::<game::IllegalMoveError>())?;
-    m.add("ParseError", py.get_type::<game::ParseError>())?;
-    m.add("SpecError", py.get_type::<players::SpecError>())?;
+    errors::add_to(m)?;
     m.add("ACTIONS", observe::ACTIONS)?;
     m.add("PLANES", observe::PLANES)?;
     m.add_class::<PyMove>()?;

@@ -1,8 +1,8 @@
 //! Players from specs, matches and tournaments, for Python. Every search,
 //! match and tournament runs with the GIL released.
 
-use crate::game::{PyPosition, YolahError};
-use pyo3::create_exception;
+use crate::errors::{spec_error, IllegalMoveError, YolahError};
+use crate::game::PyPosition;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::{Mutex, PoisonError};
@@ -11,17 +11,6 @@ use yolah_lab::games::{run_match, GameError, Match, MatchSummary, TimeControl};
 use yolah_lab::standings::Standings;
 use yolah_lab::tournament::{self as rounds, Anchor, GameLine, Settings, SettingsError, Store};
 use yolah_players::{from_spec, Player, Score};
-
-create_exception!(
-    _yolah,
-    SpecError,
-    YolahError,
-    "A player spec that names no player or has a bad key or value."
-);
-
-pub(crate) fn spec_error(e: impl std::fmt::Display) -> PyErr {
-    SpecError::new_err(e.to_string())
-}
 
 pub(crate) fn lab_error(e: impl std::fmt::Display) -> PyErr {
     YolahError::new_err(e.to_string())
@@ -106,7 +95,7 @@ impl PyPlayer {
 /// A position that still has a move to make.
 fn checked(position: &PyPosition) -> PyResult<Position> {
     if position.0.is_game_over() {
-        return Err(crate::game::IllegalMoveError::new_err(
+        return Err(IllegalMoveError::new_err(
             "the game is over: there is no move to choose",
         ));
     }

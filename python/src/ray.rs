@@ -4,7 +4,8 @@
 //! checks them: an option added to a run is written once, and both
 //! front ends take it.
 
-use crate::players::{settings_error, spec_error};
+use crate::errors::spec_error;
+use crate::players::settings_error;
 use clap::{Parser, Subcommand};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

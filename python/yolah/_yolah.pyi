@@ -21,7 +21,36 @@ class ParseError(YolahError):
     """Text that is not a move, a position or a game record."""
 
 class SpecError(YolahError):
-    """A player spec with an unknown name, key or bad value."""
+    """A player spec with an unknown name, key or bad value; one subclass
+    per kind below. Every message quotes the spec as typed."""
+
+class UnknownPlayerError(SpecError):
+    """No player has the spec's name (``"chess"``)."""
+
+class UnknownKeyError(SpecError):
+    """The player takes no such option (``"random:depth=3"``)."""
+
+class NotKeyValueError(SpecError):
+    """An option is not ``key=value`` (``"mcts:c"``)."""
+
+class DuplicateKeyError(SpecError):
+    """A key is given twice (``"mcts:seed=1,seed=2"``)."""
+
+class BadValueError(SpecError):
+    """A value its key does not take (``"mc:playouts=x"``)."""
+
+class ConflictingKeysError(SpecError):
+    """Options that cannot go together, or one that needs another
+    (``"mc:time=1s,playouts=9"``, ``"mcts:net=FILE"`` without ``eval=nn``)."""
+
+class MissingKeyError(SpecError):
+    """A key the player needs is missing (``"engine"`` without ``cmd=``)."""
+
+class NetFileError(SpecError):
+    """The ``net=`` file cannot be read or is not a network this build runs."""
+
+class WeightsFileError(SpecError):
+    """The ``weights=`` name or file cannot be loaded."""
 
 MoveLike = Union["Move", str]
 

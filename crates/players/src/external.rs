@@ -123,7 +123,7 @@ impl FromSpec for ExternalEngine {
     fn from_spec(spec: &Spec) -> Result<ExternalEngine, SpecError> {
         let cmd = spec
             .value("cmd")
-            .ok_or_else(|| spec.conflict("engine needs cmd=PROGRAM (with its arguments)"))?;
+            .ok_or_else(|| spec.missing("cmd", "engine needs cmd=PROGRAM (with its arguments)"))?;
         let mut words = cmd.split_whitespace().map(str::to_string);
         let program = words
             .next()
@@ -132,11 +132,18 @@ impl FromSpec for ExternalEngine {
             (None, None, None) => None,
             (Some(t), None, None) => Some(Budget::Time(t)),
             (None, Some(d), None) if (1..=120).contains(&d) => Some(Budget::Depth(d as u32)),
-            (None, None, Some(n)) if n > 0 => Some(Budget::Count(n)),
+            (None, Some(d), None) => {
+                return Err(spec.bad_value("depth", d, "must be from 1 to 120"));
+            }
+            (None, None, Some(0)) => {
+                return Err(spec.bad_value("nodes", 0, "leaves nothing to search"));
+            }
+            (None, None, Some(n)) => Some(Budget::Count(n)),
             _ => {
-                return Err(
-                    spec.conflict("give at most one of time=, depth= (1 to 120), nodes= (> 0)")
-                )
+                return Err(spec.conflict(
+                    &["time", "depth", "nodes"],
+                    "give at most one of time=, depth=, nodes=",
+                ))
             }
         };
         let timeout = spec

@@ -74,7 +74,7 @@ pub use mc::MonteCarlo;
 pub use mcts::{LeafValue, Mcts};
 pub use player::{Analysis, Forfeit, Player, Search, StartError};
 pub use random::RandomPlayer;
-pub use registry::{from_spec, with_default_threads, PLAYER_NAMES};
+pub use registry::{from_spec, from_spec_with_threads, with_default_threads, PLAYER_NAMES};
 pub use score::Score;
 pub use spec::{parse_duration, with_seed, SpecError};
 

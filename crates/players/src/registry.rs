@@ -5,6 +5,7 @@
 use crate::alphabeta::AlphaBeta;
 use crate::eval::Weights;
 use crate::external::ExternalEngine;
+use crate::limits::MAX_THREADS;
 use crate::mc::MonteCarlo;
 use crate::mcts::Mcts;
 use crate::nn::QuantNet;
@@ -46,16 +47,35 @@ pub const PLAYER_NAMES: [&str; 5] = ["random", "mc", "mcts", "alphabeta", "nn"];
 pub fn from_spec(text: &str) -> Result<Box<dyn Player>, SpecError> {
     let spec = Spec::parse(text.trim())?;
     let Some(entry) = PLAYERS.iter().find(|e| e.name == spec.name()) else {
-        let names = PLAYER_NAMES.join(", ");
-        return Err(spec.unknown_player(&format!("players: {names}, engine:cmd=PROGRAM")));
+        let engine = ["engine:cmd=PROGRAM"];
+        return Err(spec.unknown_player(&[&PLAYER_NAMES[..], &engine].concat()));
     };
     spec.allow(&(entry.keys)())?;
     (entry.build)(&spec)
 }
 
-/// `text` searching on `threads` threads unless it says how many itself (or
-/// its player has a single thread): what `yolah play` and `yolah serve` do
-/// with every core.
+/// The player of `text`, searching on `threads` threads unless the spec
+/// says how many itself ([`with_default_threads`]). An error quotes `text`
+/// as typed, not the spec with the threads added.
+///
+/// ```
+/// use yolah_players::from_spec_with_threads;
+///
+/// let player = from_spec_with_threads("alphabeta:depth=3", 2).unwrap();
+/// assert_eq!(player.spec(), "alphabeta:depth=3,threads=2");
+/// let e = from_spec_with_threads("alphabeta:time=1", 2).err().unwrap();
+/// assert!(e.to_string().starts_with("\"alphabeta:time=1\": time=1 is not"));
+/// ```
+pub fn from_spec_with_threads(text: &str, threads: usize) -> Result<Box<dyn Player>, SpecError> {
+    // The added threads= is in range: what is wrong is in `text`, and
+    // from_spec(text) says so quoting it.
+    from_spec(&with_default_threads(text, threads))
+        .map_err(|wider| from_spec(text).err().unwrap_or(wider))
+}
+
+/// `text` searching on `threads` threads (at most [`MAX_THREADS`]) unless
+/// it says how many itself (or its player has a single thread): what
+/// `yolah play` and `yolah serve` do with every core.
 ///
 /// ```
 /// use yolah_players::with_default_threads;
@@ -71,6 +91,7 @@ pub fn with_default_threads(text: &str, threads: usize) -> String {
     let threaded = PLAYERS
         .iter()
         .any(|e| e.name == name.trim() && (e.keys)().contains(&"threads"));
+    let threads = threads.min(MAX_THREADS);
     if told || !threaded || threads <= 1 {
         return text.to_string();
     }
@@ -95,21 +116,90 @@ mod tests {
 
     #[test]
     fn spec_errors_are_clear() {
-        let e = |t: &str| {
-            from_spec(t)
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default()
+        let e = |t: &str| from_spec(t).err().expect(t);
+        let says = |t: &str, kind: fn(&SpecError) -> bool, words: &str| {
+            let error = e(t);
+            assert!(kind(&error), "{t}: {error:?}");
+            let message = error.to_string();
+            assert!(message.starts_with(&format!("{t:?}: ")), "{message}");
+            assert!(message.contains(words), "{t}: {message}");
         };
-        assert!(e("chess").contains("unknown player"));
-        assert!(e("mc:playouts=x").contains("not a whole number"));
-        assert!(e("mc:time=5").contains("duration"));
-        assert!(e("mc:time=5ms,playouts=3").contains("not both"));
-        assert!(e("random:depth=3").contains("has no option"));
-        assert!(e("mcts:c").contains("key=value"));
-        assert!(e("mcts:seed=1,seed=2").contains("twice"));
-        assert!(e("alphabeta:depth=0").contains("depth=0"));
-        assert!(e("mcts:iterations=0").contains("nothing to search"));
+        use SpecError as E;
+        says(
+            "chess",
+            |e| matches!(e, E::UnknownPlayer { name, .. } if name == "chess"),
+            "unknown player \"chess\"",
+        );
+        says(
+            "mc:playouts=x",
+            |e| matches!(e, E::BadValue { key, value, .. } if key == "playouts" && value == "x"),
+            "playouts=x is not a whole number",
+        );
+        says(
+            "mc:time=5",
+            |e| matches!(e, E::BadValue { .. }),
+            "time=5 is not a duration",
+        );
+        says(
+            "mc:time=5ms,playouts=3",
+            |e| matches!(e, E::Conflict { keys, .. } if keys == &["time", "playouts"]),
+            "not both",
+        );
+        says(
+            "random:depth=3",
+            |e| matches!(e, E::UnknownKey { key, .. } if key == "depth"),
+            "random has no option \"depth\"",
+        );
+        says(
+            "mcts:c",
+            |e| matches!(e, E::NotKeyValue { option, .. } if option == "c"),
+            "key=value",
+        );
+        says(
+            "mcts:seed=1,seed=2",
+            |e| matches!(e, E::DuplicateKey { key, .. } if key == "seed"),
+            "seed is given twice",
+        );
+        says(
+            "alphabeta:depth=0",
+            |e| matches!(e, E::BadValue { .. }),
+            "depth=0 must be from 1 to 128",
+        );
+        says(
+            "mcts:iterations=0",
+            |e| matches!(e, E::BadValue { .. }),
+            "iterations=0 leaves nothing to search",
+        );
+        says(
+            "mcts:net=x.bin",
+            |e| matches!(e, E::Conflict { .. }),
+            "net= needs eval=nn",
+        );
+        says(
+            "engine",
+            |e| matches!(e, E::MissingKey { key, .. } if key == "cmd"),
+            "engine needs cmd=",
+        );
+        says(
+            "engine:cmd=x,depth=500",
+            |e| matches!(e, E::BadValue { .. }),
+            "depth=500 must be from 1 to 120",
+        );
+        says(
+            "engine:cmd=x,depth=5,time=1s",
+            |e| matches!(e, E::Conflict { .. }),
+            "at most one of",
+        );
+        says(
+            "nn:net=/no/such/file",
+            |e| matches!(e, E::Net { path, .. } if path == "/no/such/file"),
+            "/no/such/file",
+        );
+        says(
+            "alphabeta:weights=/no/such/file",
+            |e| matches!(e, E::Weights { name, .. } if name == "/no/such/file"),
+            "/no/such/file",
+        );
     }
 
     #[test]

@@ -5,22 +5,172 @@
 //! is the registry's business, not this module's.
 
 use crate::budget::Budget;
+use crate::eval::{Weights, WeightsError};
 use crate::limits::MAX_THREADS;
-use crate::nn::{FloatNet, QuantNet};
+use crate::nn::{FloatNet, NetError, QuantNet};
 use std::fmt;
 use std::time::Duration;
 
-/// Why a spec string does not describe a player.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpecError(String);
+/// Why a spec string does not describe a player. Every kind carries the
+/// spec as typed (`spec`) and the part of it that is wrong; the message
+/// quotes both.
+///
+/// ```
+/// use yolah_players::{from_spec, SpecError};
+///
+/// let e = from_spec("mcts:c=x").err().unwrap();
+/// assert_eq!(e.to_string(), r#""mcts:c=x": c=x is not a non-negative number"#);
+/// let SpecError::BadValue { key, value, .. } = e else { panic!("{e}") };
+/// assert_eq!((key.as_str(), value.as_str()), ("c", "x"));
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// No player has this name (`chess`).
+    UnknownPlayer {
+        /// The spec as typed.
+        spec: String,
+        /// The name before the `:`.
+        name: String,
+        /// The names that are players, as they are written.
+        players: Vec<String>,
+    },
+    /// The player takes no such option (`random:depth=3`).
+    UnknownKey {
+        /// The spec as typed.
+        spec: String,
+        /// The player's name.
+        player: String,
+        /// The key it does not take.
+        key: String,
+        /// The keys it takes.
+        keys: Vec<String>,
+    },
+    /// An option is not `key=value` (`mcts:c`).
+    NotKeyValue {
+        /// The spec as typed.
+        spec: String,
+        /// The option, between commas.
+        option: String,
+    },
+    /// A key is given twice (`mcts:seed=1,seed=2`).
+    DuplicateKey {
+        /// The spec as typed.
+        spec: String,
+        /// The key.
+        key: String,
+    },
+    /// The value is not one the key takes (`mc:playouts=x`).
+    BadValue {
+        /// The spec as typed.
+        spec: String,
+        /// The key.
+        key: String,
+        /// Its value as typed.
+        value: String,
+        /// What is wrong with it: "is not a whole number", "must be from
+        /// 1 to 128"…
+        reason: String,
+    },
+    /// Options that cannot go together, or one that needs another
+    /// (`mc:time=5ms,playouts=3`, `mcts:net=FILE` without `eval=nn`).
+    Conflict {
+        /// The spec as typed.
+        spec: String,
+        /// The keys involved.
+        keys: Vec<String>,
+        /// What to give instead.
+        reason: String,
+    },
+    /// A key the player needs is missing (`engine` without `cmd=`).
+    MissingKey {
+        /// The spec as typed.
+        spec: String,
+        /// The key.
+        key: String,
+        /// What it is for.
+        reason: String,
+    },
+    /// The network file of `net=` cannot be used.
+    Net {
+        /// The spec as typed.
+        spec: String,
+        /// The file.
+        path: String,
+        /// Why not.
+        error: NetError,
+    },
+    /// The weights of `weights=` cannot be loaded.
+    Weights {
+        /// The spec as typed.
+        spec: String,
+        /// The name or file given.
+        name: String,
+        /// Why not.
+        error: WeightsError,
+    },
+}
 
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl SpecError {
+    /// The spec as typed.
+    pub fn spec(&self) -> &str {
+        match self {
+            SpecError::UnknownPlayer { spec, .. }
+            | SpecError::UnknownKey { spec, .. }
+            | SpecError::NotKeyValue { spec, .. }
+            | SpecError::DuplicateKey { spec, .. }
+            | SpecError::BadValue { spec, .. }
+            | SpecError::Conflict { spec, .. }
+            | SpecError::MissingKey { spec, .. }
+            | SpecError::Net { spec, .. }
+            | SpecError::Weights { spec, .. } => spec,
+        }
     }
 }
 
-impl std::error::Error for SpecError {}
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: ", self.spec())?;
+        match self {
+            SpecError::UnknownPlayer { name, players, .. } => {
+                write!(
+                    f,
+                    "unknown player {name:?} (players: {})",
+                    players.join(", ")
+                )
+            }
+            SpecError::UnknownKey {
+                player, key, keys, ..
+            } => write!(
+                f,
+                "{player} has no option {key:?} (it takes {})",
+                keys.join(", ")
+            ),
+            SpecError::NotKeyValue { option, .. } => {
+                write!(f, "option {option:?} is not key=value")
+            }
+            SpecError::DuplicateKey { key, .. } => write!(f, "{key} is given twice"),
+            SpecError::BadValue {
+                key, value, reason, ..
+            } => write!(f, "{key}={value} {reason}"),
+            SpecError::Conflict { reason, .. } | SpecError::MissingKey { reason, .. } => {
+                f.write_str(reason)
+            }
+            SpecError::Net { error, .. } => write!(f, "{error}"),
+            SpecError::Weights { error, .. } => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for SpecError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SpecError::Net { error, .. } => Some(error),
+            SpecError::Weights { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
 
 /// A player that builds itself from a parsed spec.
 pub(crate) trait FromSpec: Sized {
@@ -46,11 +196,15 @@ impl<'a> Spec<'a> {
         let (name, rest) = text.split_once(':').unwrap_or((text, ""));
         let mut options = Vec::new();
         for part in rest.split(',').filter(|p| !p.is_empty()) {
-            let (key, value) = part
-                .split_once('=')
-                .ok_or_else(|| SpecError(format!("{text:?}: option {part:?} is not key=value")))?;
+            let (key, value) = part.split_once('=').ok_or_else(|| SpecError::NotKeyValue {
+                spec: text.to_string(),
+                option: part.to_string(),
+            })?;
             if options.iter().any(|&(k, _)| k == key) {
-                return Err(SpecError(format!("{text:?}: {key} is given twice")));
+                return Err(SpecError::DuplicateKey {
+                    spec: text.to_string(),
+                    key: key.to_string(),
+                });
             }
             options.push((key, value));
         }
@@ -71,36 +225,54 @@ impl<'a> Spec<'a> {
         self.name
     }
 
-    /// The error `message` about this spec.
-    fn error(&self, message: impl fmt::Display) -> SpecError {
-        SpecError(format!("{:?}: {message}", self.text))
-    }
-
-    /// The name is no player's; `known` lists those that are.
-    pub(crate) fn unknown_player(&self, known: &str) -> SpecError {
-        self.error(format!("unknown player {:?} ({known})", self.name))
+    /// The name is no player's; `players` are.
+    pub(crate) fn unknown_player(&self, players: &[&str]) -> SpecError {
+        SpecError::UnknownPlayer {
+            spec: self.text.to_string(),
+            name: self.name.to_string(),
+            players: players.iter().map(|p| p.to_string()).collect(),
+        }
     }
 
     /// `key=value` is not what `key` takes: `value` `reason` (such as "is
     /// not a whole number").
     pub(crate) fn bad_value(&self, key: &str, value: impl fmt::Display, reason: &str) -> SpecError {
-        self.error(format!("{key}={value} {reason}"))
+        SpecError::BadValue {
+            spec: self.text.to_string(),
+            key: key.to_string(),
+            value: value.to_string(),
+            reason: reason.to_string(),
+        }
     }
 
-    /// Options that cannot go together, or a missing one: `message` says
-    /// what to give instead.
-    pub(crate) fn conflict(&self, message: &str) -> SpecError {
-        self.error(message)
+    /// The options `keys` cannot go together (or one needs another):
+    /// `reason` says what to give instead.
+    pub(crate) fn conflict(&self, keys: &[&str], reason: &str) -> SpecError {
+        SpecError::Conflict {
+            spec: self.text.to_string(),
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            reason: reason.to_string(),
+        }
+    }
+
+    /// The player needs `key`, for what `reason` says.
+    pub(crate) fn missing(&self, key: &str, reason: &str) -> SpecError {
+        SpecError::MissingKey {
+            spec: self.text.to_string(),
+            key: key.to_string(),
+            reason: reason.to_string(),
+        }
     }
 
     /// Fails on keys outside `allowed`.
     pub(crate) fn allow(&self, allowed: &[&str]) -> Result<(), SpecError> {
         match self.options.iter().find(|(k, _)| !allowed.contains(k)) {
-            Some((k, _)) => Err(self.error(format!(
-                "{} has no option {k:?} (it takes {})",
-                self.name,
-                allowed.join(", ")
-            ))),
+            Some((k, _)) => Err(SpecError::UnknownKey {
+                spec: self.text.to_string(),
+                player: self.name.to_string(),
+                key: k.to_string(),
+                keys: allowed.iter().map(|k| k.to_string()).collect(),
+            }),
             None => Ok(()),
         }
     }
@@ -172,9 +344,10 @@ impl<'a> Spec<'a> {
     /// `default` applies when neither is.
     pub(crate) fn budget(&self, count_key: &str, default: Budget) -> Result<Budget, SpecError> {
         match (self.time()?, self.number(count_key)?) {
-            (Some(_), Some(_)) => {
-                Err(self.conflict(&format!("give time= or {count_key}=, not both")))
-            }
+            (Some(_), Some(_)) => Err(self.conflict(
+                &["time", count_key],
+                &format!("give time= or {count_key}=, not both"),
+            )),
             (Some(t), None) => Ok(Budget::Time(t)),
             (None, Some(0)) => Err(self.bad_value(count_key, 0, "leaves nothing to search")),
             (None, Some(n)) => Ok(Budget::Count(n)),
@@ -184,18 +357,28 @@ impl<'a> Spec<'a> {
 
     /// The network of `net=FILE`, or the shipped one.
     pub(crate) fn net(&self) -> Result<QuantNet, SpecError> {
-        match self.value("net") {
-            Some(path) => {
-                let float = FloatNet::load(path).map_err(|e| self.error(e))?;
-                QuantNet::new(&float).map_err(|e| self.error(e))
-            }
-            None => Ok(QuantNet::default_net()),
-        }
+        let Some(path) = self.value("net") else {
+            return Ok(QuantNet::default_net());
+        };
+        let error = |error| SpecError::Net {
+            spec: self.text.to_string(),
+            path: path.to_string(),
+            error,
+        };
+        QuantNet::new(&FloatNet::load(path).map_err(error)?).map_err(error)
     }
 
-    /// A file named by `key=` could not be used: `error` says why.
-    pub(crate) fn bad_file(&self, _key: &str, error: impl fmt::Display) -> SpecError {
-        self.error(error)
+    /// The heuristic's weights of `weights=` (a name or a file), or the
+    /// default ones.
+    pub(crate) fn weights(&self) -> Result<Weights, SpecError> {
+        let Some(name) = self.value("weights") else {
+            return Ok(Weights::default());
+        };
+        Weights::named_or_load(name).map_err(|error| SpecError::Weights {
+            spec: self.text.to_string(),
+            name: name.to_string(),
+            error,
+        })
     }
 }
 
@@ -249,12 +432,10 @@ mod tests {
     #[test]
     fn accessors_check_their_values() {
         let spec = Spec::parse("x:seed=4,threads=3,c=1.5,time=2s").unwrap();
-        assert_eq!(
-            (spec.name(), spec.seed(), spec.threads()),
-            ("x", Ok(4), Ok(3))
-        );
-        assert_eq!(spec.float("c"), Ok(Some(1.5)));
-        assert_eq!(spec.time(), Ok(Some(Duration::from_secs(2))));
+        assert_eq!(spec.name(), "x");
+        assert_eq!((spec.seed().unwrap(), spec.threads().unwrap()), (4, 3));
+        assert_eq!(spec.float("c").unwrap(), Some(1.5));
+        assert_eq!(spec.time().unwrap(), Some(Duration::from_secs(2)));
         assert_eq!(spec.value("nope"), None);
         let bad = Spec::parse("x:threads=0,c=-1").unwrap();
         assert!(bad.threads().unwrap_err().to_string().contains("threads=0"));

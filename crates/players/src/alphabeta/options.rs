@@ -18,11 +18,7 @@ impl FromSpec for AlphaBeta<Weights> {
 
     fn from_spec(spec: &Spec) -> Result<AlphaBeta, SpecError> {
         let budget = parse_budget(spec)?;
-        let weights = match spec.value("weights") {
-            Some(name) => Weights::named_or_load(name).map_err(|e| spec.bad_file("weights", e))?,
-            None => Weights::default(),
-        };
-        let mut player = AlphaBeta::new(budget, weights, spec.seed()?);
+        let mut player = AlphaBeta::new(budget, spec.weights()?, spec.seed()?);
         player.set_spec(spec.text());
         player.set_threads(spec.threads()?);
         player.set_options(parse_options(spec)?);
@@ -66,7 +62,12 @@ fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
         }
         (None, Some(n), None) => Budget::Count(n),
         (None, None, Some(t)) => Budget::Time(t),
-        _ => return Err(spec.conflict("give one of depth=, nodes= or time=")),
+        _ => {
+            return Err(spec.conflict(
+                &["depth", "nodes", "time"],
+                "give one of depth=, nodes= or time=",
+            ))
+        }
     })
 }
 

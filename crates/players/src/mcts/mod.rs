@@ -47,7 +47,7 @@ impl FromSpec for Mcts {
     fn from_spec(spec: &Spec) -> Result<Mcts, SpecError> {
         let leaf = match spec.value("eval").unwrap_or("playout") {
             "playout" if spec.value("net").is_some() => {
-                return Err(spec.conflict("net= needs eval=nn"));
+                return Err(spec.conflict(&["net", "eval"], "net= needs eval=nn"));
             }
             "playout" => LeafValue::Playout,
             "nn" => LeafValue::Network(Box::new(spec.net()?)),

@@ -1,0 +1,71 @@
+"""The exceptions: one class per kind, each under the class callers already
+catch, each saying once what was typed and what is wrong, and each
+surviving pickle (Ray and multiprocessing send exceptions pickled)."""
+
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+import yolah
+
+EVERY_ERROR = [
+    getattr(yolah, name)
+    for name in dir(yolah)
+    if isinstance(getattr(yolah, name), type) and issubclass(getattr(yolah, name), yolah.YolahError)
+]
+
+SPEC_KINDS = [
+    ("chess", yolah.UnknownPlayerError, 'unknown player "chess"'),
+    ("random:depth=3", yolah.UnknownKeyError, 'random has no option "depth"'),
+    ("mcts:c", yolah.NotKeyValueError, 'option "c" is not key=value'),
+    ("mcts:seed=1,seed=2", yolah.DuplicateKeyError, "seed is given twice"),
+    ("mc:playouts=x", yolah.BadValueError, "playouts=x is not a whole number"),
+    ("mc:time=1s,playouts=9", yolah.ConflictingKeysError, "give time= or playouts=, not both"),
+    ("engine", yolah.MissingKeyError, "engine needs cmd="),
+    ("nn:net=/no/such/file", yolah.NetFileError, "/no/such/file"),
+    ("alphabeta:weights=/no/such/file", yolah.WeightsFileError, "/no/such/file"),
+]
+
+
+def test_every_error_is_a_yolah_error_and_a_value_error():
+    assert len(EVERY_ERROR) >= 13
+    for cls in EVERY_ERROR:
+        assert issubclass(cls, yolah.YolahError) and issubclass(cls, ValueError)
+        assert cls.__module__ == "yolah", cls
+
+
+@pytest.mark.parametrize("spec, kind, words", SPEC_KINDS)
+def test_each_kind_of_bad_spec_has_its_class(spec, kind, words):
+    with pytest.raises(kind) as caught:
+        yolah.Player(spec)
+    # Existing `except yolah.SpecError` clauses still catch it.
+    assert isinstance(caught.value, yolah.SpecError)
+    message = str(caught.value)
+    assert message.startswith(f'"{spec}": ') and words in message, message
+
+
+@pytest.mark.parametrize("cls", EVERY_ERROR, ids=lambda c: c.__name__)
+def test_every_error_pickles_with_its_class_and_message(cls):
+    e = cls("what went wrong")
+    back = pickle.loads(pickle.dumps(e))
+    assert type(back) is cls and str(back) == "what went wrong"
+
+
+def test_raised_errors_pickle():
+    for spec, kind, _ in SPEC_KINDS:
+        with pytest.raises(kind) as caught:
+            yolah.Player(spec)
+        back = pickle.loads(pickle.dumps(caught.value))
+        assert type(back) is kind and str(back) == str(caught.value)
+
+
+def play_illegal_move():
+    yolah.Position().play("d5:d4")
+
+
+def test_an_error_in_a_worker_process_reaches_the_caller():
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        with pytest.raises(yolah.IllegalMoveError, match="d5:d4"):
+            pool.submit(play_illegal_move).result()
+
