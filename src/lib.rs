@@ -35,6 +35,7 @@
 
 pub mod attacks;
 pub mod file;
+mod legality;
 mod moves;
 pub mod perft;
 pub mod playout;
@@ -46,8 +47,9 @@ mod symmetry;
 mod text;
 pub mod zobrist;
 
+pub use legality::{IllegalMove, Obstacle};
 pub use moves::{Move, MoveList, ParseMoveError, MAX_MOVES};
-pub use position::{Color, IllegalMove, Outcome, Position};
+pub use position::{Color, Outcome, Position};
 pub use rng::Rng;
 pub use symmetry::Symmetry;
 pub use text::ParsePositionError;

@@ -84,7 +84,12 @@ pub enum ParseMoveError {
     /// No `:` between the two squares.
     MissingColon(String),
     /// A square name that is not `a1` … `h8`.
-    BadSquare(String),
+    BadSquare {
+        /// The move as written.
+        text: String,
+        /// The part that should be a square.
+        square: String,
+    },
     /// Both squares the same (only the pass `a1:a1` stays put).
     SameSquare(String),
 }
@@ -98,9 +103,10 @@ impl fmt::Display for ParseMoveError {
                     "{t:?} is not a move: write from:to, like d5:b7 (a1:a1 to pass)"
                 )
             }
-            ParseMoveError::BadSquare(t) => {
-                write!(f, "{t:?} is not a square: files a-h, ranks 1-8, like d5")
-            }
+            ParseMoveError::BadSquare { text, square } => write!(
+                f,
+                "{text:?} is not a move: {square:?} is not a square (files a-h, ranks 1-8, like d5)"
+            ),
             ParseMoveError::SameSquare(t) => {
                 write!(
                     f,
@@ -120,8 +126,12 @@ impl FromStr for Move {
         let (from, to) = text
             .split_once(':')
             .ok_or_else(|| ParseMoveError::MissingColon(text.to_string()))?;
-        let square =
-            |s: &str| Square::parse(s).ok_or_else(|| ParseMoveError::BadSquare(s.to_string()));
+        let square = |s: &str| {
+            Square::parse(s).ok_or_else(|| ParseMoveError::BadSquare {
+                text: text.to_string(),
+                square: s.to_string(),
+            })
+        };
         let (from, to) = (square(from)?, square(to)?);
         if from == to && from != Square::A1 {
             return Err(ParseMoveError::SameSquare(text.to_string()));

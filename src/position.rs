@@ -129,48 +129,6 @@ impl Outcome {
     }
 }
 
-/// Why a move may not be played in a position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IllegalMove {
-    /// The side to move has a move, so it may not pass.
-    PassWithMoves(Color),
-    /// The from square does not hold a piece of the side to move.
-    NotYourPiece {
-        /// The side to move.
-        side: Color,
-        /// The from square.
-        from: Square,
-        /// What is on it: `"empty"`, `"a hole"` or the other side's piece.
-        found: &'static str,
-    },
-    /// The piece cannot slide there: not on a line, or the way is blocked.
-    Unreachable {
-        /// The move.
-        m: Move,
-    },
-}
-
-impl fmt::Display for IllegalMove {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IllegalMove::PassWithMoves(side) => {
-                write!(f, "{side} may not pass while it has moves")
-            }
-            IllegalMove::NotYourPiece { side, from, found } => {
-                write!(f, "{from} does not hold a {side} piece (it is {found})")
-            }
-            IllegalMove::Unreachable { m } => write!(
-                f,
-                "the piece on {} cannot slide to {} (not on its line, or a piece or hole is in the way)",
-                m.from(),
-                m.to()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for IllegalMove {}
-
 impl Position {
     /// The starting position: Black on a1 e4 d5 h8, White on h1 d4 e5 a8,
     /// Black to move.
@@ -376,43 +334,6 @@ impl Position {
             self.holes ^= from;
         }
     }
-
-    /// Whether `m` is legal here, and why not if it is not.
-    pub fn check_move(&self, m: Move) -> Result<(), IllegalMove> {
-        let side = self.side_to_move();
-        if m.is_pass() {
-            return if self.can_move(side) {
-                Err(IllegalMove::PassWithMoves(side))
-            } else {
-                Ok(())
-            };
-        }
-        let from = m.from();
-        if !self.pieces(side).contains(from) {
-            let found = if self.pieces(side.opponent()).contains(from) {
-                match side {
-                    Color::Black => "a white piece",
-                    Color::White => "a black piece",
-                }
-            } else if self.holes.contains(from) {
-                "a hole"
-            } else {
-                "empty"
-            };
-            return Err(IllegalMove::NotYourPiece { side, from, found });
-        }
-        if !queen_moves(from, self.blockers()).contains(m.to()) {
-            return Err(IllegalMove::Unreachable { m });
-        }
-        Ok(())
-    }
-
-    /// Checks `m` and plays it.
-    pub fn try_play(&mut self, m: Move) -> Result<(), IllegalMove> {
-        self.check_move(m)?;
-        self.play(m);
-        Ok(())
-    }
 }
 
 impl Default for Position {
@@ -475,18 +396,5 @@ mod tests {
                 assert_eq!(select_bit(bits, n), select_bit_portable(bits, n));
             }
         }
-    }
-
-    #[test]
-    fn illegal_moves_are_explained() {
-        let pos = Position::START;
-        let m = |t: &str| t.parse::<Move>().unwrap();
-        let e = |t: &str| pos.check_move(m(t)).unwrap_err().to_string();
-        assert!(e("a1:a1").contains("may not pass"));
-        assert!(e("h1:h2").contains("white piece"));
-        assert!(e("b2:b3").contains("empty"));
-        assert!(e("a1:h8").contains("cannot slide"));
-        assert!(e("a1:c2").contains("cannot slide"));
-        assert!(pos.check_move(m("d5:b7")).is_ok());
     }
 }

@@ -64,7 +64,8 @@ def test_malformed_moves_raise_parse_errors(bad):
 def test_illegal_moves_raise_and_change_nothing():
     pos = yolah.Position()
     for bad, why in [("d4:d3", "does not hold a black piece"), ("a1:a1", "may not pass"),
-                     ("a1:h8", "cannot slide")]:
+                     ("a1:g7", "a white piece on d4 is in the way"),
+                     ("d5:d4", "d4 is occupied by a white piece")]:
         with pytest.raises(yolah.IllegalMoveError, match=why):
             pos.play(bad)
     assert pos == yolah.Position()

@@ -69,3 +69,42 @@ def test_an_error_in_a_worker_process_reaches_the_caller():
         with pytest.raises(yolah.IllegalMoveError, match="d5:d4"):
             pool.submit(play_illegal_move).result()
 
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("zz", '"zz" is not a move: write from:to, like d5:b7 (a1:a1 to pass)'),
+        ("zz:a1", '"zz:a1" is not a move: "zz" is not a square (files a-h, ranks 1-8, like d5)'),
+        ("d5:d5", '"d5:d5" does not move: only the pass a1:a1 starts and ends on one square'),
+    ],
+)
+def test_a_bad_move_is_explained_once(text, message):
+    with pytest.raises(yolah.ParseError) as caught:
+        yolah.Move(text)
+    assert str(caught.value) == message
+
+
+def test_an_illegal_move_names_the_actual_reason():
+    pos = yolah.Position()
+    for move, reason in [
+        ("d5:d4", "d5:d4: d4 is occupied by a white piece"),
+        ("a1:g7", "a1:g7: a white piece on d4 is in the way from a1 to g7"),
+        ("a1:c2", "a1:c2: c2 is not on a line from a1"),
+        ("b2:b3", "b2:b3: b2 does not hold a black piece (it is empty)"),
+    ]:
+        with pytest.raises(yolah.IllegalMoveError) as caught:
+            pos.play(move)
+        assert str(caught.value).startswith(reason), str(caught.value)
+    pos.play("d5:b7")
+    pos.play("d4:b6")
+    with pytest.raises(yolah.IllegalMoveError, match="d4 is a hole"):
+        pos.play("e4:d4")
+
+
+def test_a_bad_position_quotes_the_text():
+    with pytest.raises(yolah.ParseError) as caught:
+        yolah.Position("nonsense")
+    assert str(caught.value) == (
+        '"nonsense": bad position: expected 5 fields '
+        "(BOARD SIDE BLACK_SCORE WHITE_SCORE PLY), found 1"
+    )

@@ -34,8 +34,10 @@ fn the_prompt_survives_garbage() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.contains("is not a move"), "{out}");
     assert!(out.contains("\"z9\" is not a square"));
-    assert!(out.contains("illegal: b2 does not hold a black piece (it is empty)"));
-    assert!(out.contains("illegal: h1 does not hold a black piece (it is a white piece)"));
+    assert!(out.contains("\"b2:b3\" is illegal: b2 does not hold a black piece (it is empty)"));
+    assert!(
+        out.contains("\"h1:h2\" is illegal: h1 does not hold a black piece (it is a white piece)")
+    );
     assert!(out.contains("may not pass"));
     assert!(out.contains("moves"));
     assert!(out.contains("a1:b1 a1:c1"), "the move list");
@@ -113,6 +115,14 @@ fn bad_players_are_refused() {
     let (ok, _, err) = play(&["--white", "alphabeta:depth=x"], "");
     assert!(!ok);
     assert!(err.contains("depth=x is not a whole number"), "{err}");
+    // The error quotes the spec as typed, not with every core added.
+    let (ok, _, err) = play(&["--white", "alphabeta:time=1"], "");
+    assert!(!ok);
+    assert!(
+        err.contains("\"alphabeta:time=1\": time=1 is not a duration"),
+        "{err}"
+    );
+    assert!(!err.contains("threads="), "{err}");
 }
 
 #[test]

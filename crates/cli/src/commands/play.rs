@@ -6,7 +6,7 @@ use clap::Args;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use yolah::record::GameRecord;
 use yolah::{Color, Move, Position, Square};
-use yolah_players::{from_spec, Player};
+use yolah_players::{from_spec, from_spec_with_threads, Player};
 
 /// The player that answers `hint`.
 const HINT_SPEC: &str = "alphabeta:time=500ms";
@@ -31,8 +31,8 @@ impl Seat {
             Ok(Seat::Human)
         } else {
             // Every core, unless the spec says threads=.
-            let spec = yolah_players::with_default_threads(spec, yolah_players::available_cores());
-            let mut player = from_spec(&spec)?;
+            let cores = yolah_players::available_cores();
+            let mut player = from_spec_with_threads(spec, cores)?;
             // An engine that cannot start stops here, saying why.
             player.start()?;
             Ok(Seat::Computer(player))
@@ -243,7 +243,7 @@ impl Game<'_> {
             text => match text.parse::<Move>() {
                 Err(e) => writeln!(self.out, "{e}; type help for help")?,
                 Ok(m) => match self.pos.check_move(m) {
-                    Err(e) => writeln!(self.out, "illegal: {e}")?,
+                    Err(e) => writeln!(self.out, "{text:?} is illegal: {e}")?,
                     Ok(()) => return Ok(self.play(m)),
                 },
             },
