@@ -20,7 +20,7 @@
 //! assert_eq!(merged.counts, yolah::playout::random_games(100, 7, 1));
 //! ```
 
-use crate::shard::{complete, Shard};
+use crate::shard::{complete, IncompleteShards, Shard};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::fmt;
@@ -180,7 +180,7 @@ pub fn merge(files: &[String]) -> Result<Merged, RandomGamesError> {
     let Some((_, (first, first_path))) = shards.first() else {
         return Err(RandomGamesError {
             path: String::new(),
-            problem: Problem::Shards("no shards to merge".into()),
+            problem: Problem::Shards(IncompleteShards::Empty),
         });
     };
     let (seed, total) = (first.seed, first.total_games);
@@ -246,7 +246,7 @@ pub enum Problem {
         expected_seed: u64,
     },
     /// The shards are not each shard of one split exactly once.
-    Shards(String),
+    Shards(IncompleteShards),
 }
 
 impl fmt::Display for RandomGamesError {

@@ -15,14 +15,14 @@
 //! | 31 | 0 |
 
 use crate::games::random_opening;
-use crate::shard::Shard;
+use crate::shard::{IncompleteShards, Shard};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::ops::Range;
 use yolah::rng::{game_seed, splitmix64};
-use yolah::{Bitboard, Color, Position, Symmetry};
+use yolah::{Bitboard, Color, ParsePositionError, Position, Symmetry};
 use yolah_players::{from_spec, with_seed, Score, SpecError};
 
 /// The first 8 bytes of a training file.
@@ -77,7 +77,30 @@ pub enum DataError {
         problem: String,
     },
     /// Shards that do not make one whole run.
-    Merge(String),
+    Shards(IncompleteShards),
+    /// A shard played by another version of yolah than the first shard.
+    OtherVersion {
+        /// The shard's training file.
+        path: String,
+        /// Its version.
+        version: String,
+        /// The first shard's.
+        expected: String,
+    },
+    /// A shard of another run than the first shard.
+    OtherRun {
+        /// The shard's training file.
+        path: String,
+        /// Its player, games and seed.
+        run: (String, u64, u64),
+        /// The first shard's.
+        expected: (String, u64, u64),
+    },
+    /// A shard's training file changed while it was merged.
+    Changed {
+        /// The training file.
+        path: String,
+    },
     /// A record does not hold a position and result.
     BadRecord {
         /// The file.
@@ -85,7 +108,7 @@ pub enum DataError {
         /// 1-based record number.
         record: u64,
         /// What is wrong with it.
-        problem: String,
+        problem: BadSample,
     },
 }
 
@@ -124,12 +147,53 @@ impl fmt::Display for DataError {
                 problem,
             } => write!(f, "{path}: record {record}: {problem}"),
             DataError::BadShard { path, problem } => write!(f, "{path}: {problem}"),
-            DataError::Merge(why) => write!(f, "{why}"),
+            DataError::Shards(why) => write!(f, "{why}"),
+            DataError::OtherVersion {
+                path,
+                version,
+                expected,
+            } => write!(
+                f,
+                "{path} was played by yolah {version}, the other shards by {expected}: replay it"
+            ),
+            DataError::OtherRun {
+                path,
+                run: (player, games, seed),
+                expected: (first_player, first_games, first_seed),
+            } => write!(
+                f,
+                "{path} is a shard of another run ({games} games of {player} seeded {seed}, \
+                 not {first_games} of {first_player} seeded {first_seed})"
+            ),
+            DataError::Changed { path } => write!(f, "{path} changed while it was merged"),
         }
     }
 }
 
 impl std::error::Error for DataError {}
+
+/// Why a record of the training file format holds no sample.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BadSample {
+    /// It is not [`RECORD_BYTES`] long: its length.
+    Length(usize),
+    /// Its bitboards, scores and ply are no position.
+    Position(ParsePositionError),
+    /// Its result is not -1, 0 or 1: the byte read.
+    Result(i8),
+}
+
+impl fmt::Display for BadSample {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BadSample::Length(bytes) => write!(f, "a record is {RECORD_BYTES} bytes, not {bytes}"),
+            BadSample::Position(e) => write!(f, "{e}"),
+            BadSample::Result(r) => write!(f, "result {r} is not -1, 0 or 1"),
+        }
+    }
+}
+
+impl std::error::Error for BadSample {}
 
 /// One training position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,9 +223,9 @@ impl Sample {
 
     /// The sample a record of the file format holds, or what is wrong with
     /// it; `b` is one record ([`RECORD_BYTES`] long).
-    pub fn from_bytes(b: &[u8]) -> Result<Sample, String> {
+    pub fn from_bytes(b: &[u8]) -> Result<Sample, BadSample> {
         if b.len() != RECORD_BYTES {
-            return Err(format!("a record is {RECORD_BYTES} bytes, not {}", b.len()));
+            return Err(BadSample::Length(b.len()));
         }
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         let pos = Position::from_parts(
@@ -172,10 +236,10 @@ impl Sample {
             b[25],
             u16::from_le_bytes([b[26], b[27]]),
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(BadSample::Position)?;
         let result = b[30] as i8;
         if !(-1..=1).contains(&result) {
-            return Err(format!("result {result} is not -1, 0 or 1"));
+            return Err(BadSample::Result(result));
         }
         Ok(Sample {
             pos,
@@ -559,24 +623,27 @@ pub fn merge(inputs: &[String], out: &str) -> Result<ShardManifest, DataError> {
     let first = shards
         .first()
         .map(|(m, _)| m.clone())
-        .ok_or_else(|| DataError::Merge("no self-play shards to merge".into()))?;
+        .ok_or(DataError::Shards(IncompleteShards::Empty))?;
     for (m, path) in &shards {
         if m.version != first.version {
-            return Err(DataError::Merge(format!(
-                "{path} was played by yolah {}, the other shards by {}: replay it",
-                m.version, first.version
-            )));
+            return Err(DataError::OtherVersion {
+                path: path.to_string(),
+                version: m.version.clone(),
+                expected: first.version.clone(),
+            });
         }
-        if (&m.player, m.games, m.seed) != (&first.player, first.games, first.seed) {
-            return Err(DataError::Merge(format!(
-                "{path} is a shard of another run ({} games of {} seeded {}, not {} of {} seeded {})",
-                m.games, m.player, m.seed, first.games, first.player, first.seed
-            )));
+        let run = |m: &ShardManifest| (m.player.clone(), m.games, m.seed);
+        if run(m) != run(&first) {
+            return Err(DataError::OtherRun {
+                path: path.to_string(),
+                run: run(m),
+                expected: run(&first),
+            });
         }
     }
     let ordered =
         crate::shard::complete(shards.into_iter().map(|(m, p)| (m.shard, (m, p))).collect())
-            .map_err(DataError::Merge)?;
+            .map_err(DataError::Shards)?;
     let tmp = format!("{out}.tmp");
     let result = concatenate(&ordered, &tmp).and_then(|positions| {
         std::fs::rename(&tmp, out).map_err(|error| DataError::Io {
@@ -618,9 +685,9 @@ fn concatenate(shards: &[(Shard, (ShardManifest, &String))], tmp: &str) -> Resul
         input.read_exact(&mut magic).map_err(io("read", path))?;
         let copied = std::io::copy(&mut input, &mut output).map_err(io("read", path))?;
         if &magic != MAGIC || Some(copied) != m.positions.checked_mul(RECORD_BYTES as u64) {
-            return Err(DataError::Merge(format!(
-                "{path} changed while it was merged"
-            )));
+            return Err(DataError::Changed {
+                path: path.to_string(),
+            });
         }
         positions += m.positions;
     }

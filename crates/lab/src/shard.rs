@@ -129,28 +129,60 @@ impl<'de> Deserialize<'de> for Shard {
     }
 }
 
+/// Why shards do not make one whole run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IncompleteShards {
+    /// There are none.
+    Empty,
+    /// Shards of two splits, such as 1/2 and 2/3.
+    MixedSplits {
+        /// A shard of the one split.
+        first: Shard,
+        /// A shard of another.
+        other: Shard,
+    },
+    /// A shard comes twice.
+    Twice(Shard),
+    /// These shards of the split are missing.
+    Missing(Vec<Shard>),
+}
+
+impl fmt::Display for IncompleteShards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IncompleteShards::Empty => f.write_str("no shards to merge"),
+            IncompleteShards::MixedSplits { first, other } => {
+                write!(f, "shards of different splits: {first} and {other}")
+            }
+            IncompleteShards::Twice(shard) => write!(f, "shard {shard} is there twice"),
+            IncompleteShards::Missing(missing) => {
+                let names: Vec<String> = missing.iter().map(Shard::to_string).collect();
+                write!(f, "missing shard(s) {}", names.join(", "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for IncompleteShards {}
+
 /// Checks that `shards` (in any order) are each of the `count` shards of
 /// one run exactly once, and returns them in order with their items.
-pub fn complete<T>(mut shards: Vec<(Shard, T)>) -> Result<Vec<(Shard, T)>, String> {
+pub fn complete<T>(mut shards: Vec<(Shard, T)>) -> Result<Vec<(Shard, T)>, IncompleteShards> {
     shards.sort_by_key(|(s, _)| *s);
-    let Some(count) = shards.first().map(|(s, _)| s.count) else {
-        return Err("no shards to merge".into());
+    let Some(first) = shards.first().map(|(s, _)| *s) else {
+        return Err(IncompleteShards::Empty);
     };
-    if let Some((other, _)) = shards.iter().find(|(s, _)| s.count != count) {
-        return Err(format!(
-            "shards of different splits: {} and {other}",
-            shards[0].0
-        ));
+    if let Some(&(other, _)) = shards.iter().find(|(s, _)| s.count != first.count) {
+        return Err(IncompleteShards::MixedSplits { first, other });
     }
     if let Some(w) = shards.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(format!("shard {} is there twice", w[0].0));
+        return Err(IncompleteShards::Twice(w[0].0));
     }
-    let missing: Vec<String> = Shard::all(count)
+    let missing: Vec<Shard> = Shard::all(first.count)
         .filter(|s| shards.iter().all(|(t, _)| t != s))
-        .map(|s| s.to_string())
         .collect();
     if !missing.is_empty() {
-        return Err(format!("missing shard(s) {}", missing.join(", ")));
+        return Err(IncompleteShards::Missing(missing));
     }
     Ok(shards)
 }
@@ -199,11 +231,12 @@ mod tests {
         let ok = complete(vec![(s(2, 2), 'b'), (s(1, 2), 'a')]).unwrap();
         assert_eq!(ok, vec![(s(1, 2), 'a'), (s(2, 2), 'b')]);
         let e = complete(vec![(s(1, 3), ()), (s(3, 3), ())]).unwrap_err();
-        assert!(e.contains("missing shard(s) 2/3"), "{e}");
+        assert_eq!(e, IncompleteShards::Missing(vec![s(2, 3)]));
+        assert_eq!(e.to_string(), "missing shard(s) 2/3");
         let e = complete(vec![(s(1, 2), ()), (s(1, 2), ()), (s(2, 2), ())]).unwrap_err();
-        assert!(e.contains("1/2 is there twice"), "{e}");
+        assert_eq!(e.to_string(), "shard 1/2 is there twice");
         let e = complete(vec![(s(1, 2), ()), (s(2, 3), ())]).unwrap_err();
-        assert!(e.contains("different splits"), "{e}");
-        assert!(complete::<()>(vec![]).is_err());
+        assert_eq!(e.to_string(), "shards of different splits: 1/2 and 2/3");
+        assert_eq!(complete::<()>(vec![]), Err(IncompleteShards::Empty));
     }
 }
