@@ -30,7 +30,7 @@ mod store;
 mod ws;
 
 pub use limits::Limits;
-pub use store::StoreError;
+pub use store::{LockError, StoreError};
 
 use hub::{ConnId, Hub, Outbox};
 use protocol::ServerMessage;

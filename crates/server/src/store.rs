@@ -24,6 +24,7 @@ mod schema;
 pub use reader::Reader;
 
 use crate::clock::TimeControl;
+pub use lock::LockError;
 use rusqlite::{params, Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use std::fmt;
@@ -75,19 +76,75 @@ impl Role {
 
 /// A database failure.
 #[derive(Debug)]
-pub struct StoreError(String);
+#[non_exhaustive]
+pub enum StoreError {
+    /// The database's lock cannot be taken: another server has it, or its
+    /// folder is missing.
+    Lock(LockError),
+    /// The database file cannot be opened.
+    Open {
+        /// The file.
+        path: String,
+        /// What SQLite said.
+        error: rusqlite::Error,
+    },
+    /// Its tables cannot be made or brought up to date.
+    Schema {
+        /// The file.
+        path: String,
+        /// What SQLite said.
+        error: rusqlite::Error,
+    },
+    /// A query failed.
+    Sqlite(rusqlite::Error),
+    /// A stored move is no move.
+    BadMove {
+        /// The game.
+        game: u64,
+        /// The move's bits as stored.
+        bits: u16,
+    },
+    /// The archive's readers are closed (the server is stopping).
+    ArchiveClosed,
+    /// An archive read did not finish (it panicked or was cancelled).
+    ArchiveRead(tokio::task::JoinError),
+    /// No idle archive connection, although a turn was taken for one.
+    NoConnection,
+}
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "database: {}", self.0)
+        f.write_str("database: ")?;
+        match self {
+            StoreError::Lock(e) => write!(f, "{e}"),
+            StoreError::Open { path, error } => write!(f, "cannot open {path}: {error}"),
+            StoreError::Schema { path, error } => write!(f, "{path}: {error}"),
+            StoreError::Sqlite(e) => write!(f, "{e}"),
+            StoreError::BadMove { game, bits } => write!(f, "game {game}: bad move {bits}"),
+            StoreError::ArchiveClosed => f.write_str("the archive is closed"),
+            StoreError::ArchiveRead(e) => write!(f, "an archive read failed: {e}"),
+            StoreError::NoConnection => f.write_str("no free archive connection"),
+        }
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Lock(e) => Some(e),
+            StoreError::Open { error, .. } | StoreError::Schema { error, .. } => Some(error),
+            StoreError::Sqlite(e) => Some(e),
+            StoreError::ArchiveRead(e) => Some(e),
+            StoreError::BadMove { .. } | StoreError::ArchiveClosed | StoreError::NoConnection => {
+                None
+            }
+        }
+    }
+}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
-        StoreError(e.to_string())
+        StoreError::Sqlite(e)
     }
 }
 
@@ -257,10 +314,15 @@ impl Store {
                 temporary: false,
             }
         };
-        let lock = lock::Lock::take(&location.path).map_err(StoreError)?;
-        let mut db = Connection::open(&location.path)
-            .map_err(|e| StoreError(format!("cannot open {path}: {e}")))?;
-        schema::migrate(&mut db).map_err(|e| StoreError(format!("{path}: {e}")))?;
+        let lock = lock::Lock::take(&location.path).map_err(StoreError::Lock)?;
+        let mut db = Connection::open(&location.path).map_err(|error| StoreError::Open {
+            path: path.to_string(),
+            error,
+        })?;
+        schema::migrate(&mut db).map_err(|error| StoreError::Schema {
+            path: path.to_string(),
+            error,
+        })?;
         // The hub writes while every game waits for it: a write the database
         // refuses (another process holds its lock) fails at once instead of
         // waiting up to five seconds; the hub tries again later, unlocked.
@@ -424,8 +486,7 @@ fn load(db: &Connection, id: u64) -> Result<Option<StoredGame>, StoreError> {
     })?;
     for row in rows {
         let (bits, clock) = row?;
-        let m = Move::from_u16(bits)
-            .ok_or_else(|| StoreError(format!("game {id}: bad move {bits}")))?;
+        let m = Move::from_u16(bits).ok_or(StoreError::BadMove { game: id, bits })?;
         game.moves.push(m);
         game.clocks
             .push(clock.map(|c| Duration::from_millis(c.max(0) as u64)));

@@ -50,11 +50,11 @@ impl Reader {
             .turns
             .acquire()
             .await
-            .map_err(|_| StoreError("the archive is closed".into()))?;
+            .map_err(|_| StoreError::ArchiveClosed)?;
         let me = Arc::clone(self);
         tokio::task::spawn_blocking(move || read(&me))
             .await
-            .map_err(|e| StoreError(format!("an archive read failed: {e}")))?
+            .map_err(StoreError::ArchiveRead)?
     }
 
     /// Runs `query` on one of the idle connections (there is one: a turn
@@ -68,7 +68,7 @@ impl Reader {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .pop()
-            .ok_or_else(|| StoreError("no free archive connection".into()))?;
+            .ok_or(StoreError::NoConnection)?;
         let result = query(&db);
         self.idle
             .lock()
