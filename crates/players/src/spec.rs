@@ -98,7 +98,7 @@ pub enum SpecError {
         /// The file.
         path: String,
         /// Why not.
-        error: NetError,
+        error: Box<NetError>,
     },
     /// The weights of `weights=` cannot be loaded.
     Weights {
@@ -363,7 +363,7 @@ impl<'a> Spec<'a> {
         let error = |error| SpecError::Net {
             spec: self.text.to_string(),
             path: path.to_string(),
-            error,
+            error: Box::new(error),
         };
         QuantNet::new(&FloatNet::load(path).map_err(error)?).map_err(error)
     }

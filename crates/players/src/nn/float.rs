@@ -38,17 +38,115 @@ pub struct FloatNet {
     pub b3: f32,
 }
 
-/// Why a network cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NetError(pub String);
+/// Why a network cannot be used: each kind with what was found.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum NetError {
+    /// The file cannot be read.
+    File(FileError),
+    /// The file is larger than this build's widest network.
+    TooLarge {
+        /// The file.
+        path: String,
+        /// The most bytes a network of this build has.
+        limit: u64,
+    },
+    /// The bytes do not start with the format's magic.
+    NotANetwork {
+        /// The magic the format starts with.
+        magic: &'static str,
+    },
+    /// The header's dimensions are not those of a network this build runs.
+    Dimensions {
+        /// Inputs, first layer, scalars, second layer, as read.
+        found: [u32; 4],
+    },
+    /// The file's length is not the one its dimensions give.
+    Length {
+        /// Its length.
+        bytes: usize,
+        /// The length of a network of its dimensions.
+        expected: usize,
+    },
+    /// The first layer's width is not one this build runs.
+    Width {
+        /// The width.
+        width: usize,
+    },
+    /// The arrays' lengths are not those of the width.
+    Arrays {
+        /// The first layer's width.
+        width: usize,
+        /// The lengths, in file order.
+        lengths: [usize; 6],
+        /// The lengths the width needs.
+        expected: [usize; 6],
+    },
+    /// A weight is not a finite number within ±`bound`.
+    Weight {
+        /// The weight.
+        value: f32,
+        /// The largest magnitude allowed.
+        bound: f32,
+    },
+    /// What is wrong with the network of the file `path`.
+    InFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        error: Box<NetError>,
+    },
+}
 
 impl std::fmt::Display for NetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            NetError::File(e) => write!(f, "{e}"),
+            NetError::TooLarge { path, limit } => write!(
+                f,
+                "{path}: network file has more than the {limit} bytes of this build's widest network"
+            ),
+            NetError::NotANetwork { magic } => {
+                write!(f, "not a yolah network (it must start with {magic})")
+            }
+            NetError::Dimensions { found } => write!(
+                f,
+                "network dimensions {found:?}, this build needs [{INPUTS}, H, {SCALARS}, {HIDDEN2}] \
+                 with H {}",
+                hidden1_rule()
+            ),
+            NetError::Length { bytes, expected } => {
+                write!(f, "network file has {bytes} bytes, expected {expected}")
+            }
+            NetError::Width { width } => {
+                write!(f, "first layer width {width} is not {}", hidden1_rule())
+            }
+            NetError::Arrays {
+                width,
+                lengths,
+                expected,
+            } => write!(
+                f,
+                "network arrays of lengths {lengths:?}, width {width} needs {expected:?}"
+            ),
+            NetError::Weight { value, bound } => write!(
+                f,
+                "network weight {value} is not a finite number within ±{bound}"
+            ),
+            NetError::InFile { path, error } => write!(f, "{path}: {error}"),
+        }
     }
 }
 
-impl std::error::Error for NetError {}
+impl std::error::Error for NetError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NetError::File(e) => Some(e),
+            NetError::InFile { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
 
 /// Array lengths in file order for a first layer of width `hidden1`.
 const fn sizes(hidden1: usize) -> [usize; 6] {
@@ -81,9 +179,8 @@ pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1) as u64;
 impl FloatNet {
     /// Parses the `net.bin` format.
     pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, NetError> {
-        let err = |m: String| Err(NetError(m));
         if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
-            return err("not a yolah network (it must start with YOLAHNN1)".into());
+            return Err(NetError::NotANetwork { magic: "YOLAHNN1" });
         }
         let dim = |i: usize| {
             u32::from_le_bytes(bytes[8 + 4 * i..12 + 4 * i].try_into().expect("4 bytes"))
@@ -92,18 +189,14 @@ impl FloatNet {
         let hidden1 = dims[1] as usize;
         let expected = [INPUTS, hidden1, SCALARS, HIDDEN2].map(|d| d as u32);
         if dims != expected || !valid_hidden1(hidden1) {
-            return err(format!(
-                "network dimensions {dims:?}, this build needs [{INPUTS}, H, {SCALARS}, {HIDDEN2}] \
-                 with H {}",
-                hidden1_rule()
-            ));
+            return Err(NetError::Dimensions { found: dims });
         }
         let expected_bytes = net_bytes(hidden1);
         if bytes.len() != expected_bytes {
-            return err(format!(
-                "network file has {} bytes, expected {expected_bytes}",
-                bytes.len()
-            ));
+            return Err(NetError::Length {
+                bytes: bytes.len(),
+                expected: expected_bytes,
+            });
         }
         let all: Vec<f32> = bytes[HEADER_BYTES..]
             .chunks_exact(4)
@@ -132,19 +225,17 @@ impl FloatNet {
     /// ±[`MAX_WEIGHT`], as the integer network needs.
     pub fn check(&self) -> Result<(), NetError> {
         if !valid_hidden1(self.hidden1) {
-            return Err(NetError(format!(
-                "first layer width {} is not {}",
-                self.hidden1,
-                hidden1_rule()
-            )));
+            return Err(NetError::Width {
+                width: self.hidden1,
+            });
         }
         let lengths = self.arrays().map(<[f32]>::len);
         if lengths != sizes(self.hidden1) {
-            return Err(NetError(format!(
-                "network arrays of lengths {lengths:?}, width {} needs {:?}",
-                self.hidden1,
-                sizes(self.hidden1)
-            )));
+            return Err(NetError::Arrays {
+                width: self.hidden1,
+                lengths,
+                expected: sizes(self.hidden1),
+            });
         }
         match self
             .arrays()
@@ -152,9 +243,10 @@ impl FloatNet {
             .flatten()
             .find(|w| !w.is_finite() || w.abs() > MAX_WEIGHT)
         {
-            Some(bad) => Err(NetError(format!(
-                "network weight {bad} is not a finite number within ±{MAX_WEIGHT}"
-            ))),
+            Some(&bad) => Err(NetError::Weight {
+                value: bad,
+                bound: MAX_WEIGHT,
+            }),
             None => Ok(()),
         }
     }
@@ -176,13 +268,17 @@ impl FloatNet {
         let bytes = match read_limited(path, MAX_NET_BYTES) {
             Ok(bytes) => bytes,
             Err(FileError::TooLarge { .. }) => {
-                return Err(NetError(format!(
-                    "{path}: network file has more than the {MAX_NET_BYTES} bytes of this build's widest network"
-                )))
+                return Err(NetError::TooLarge {
+                    path: path.to_string(),
+                    limit: MAX_NET_BYTES,
+                })
             }
-            Err(e) => return Err(NetError(e.to_string())),
+            Err(e) => return Err(NetError::File(e)),
         };
-        FloatNet::from_bytes(&bytes).map_err(|e| NetError(format!("{path}: {e}")))
+        FloatNet::from_bytes(&bytes).map_err(|error| NetError::InFile {
+            path: path.to_string(),
+            error: Box::new(error),
+        })
     }
 
     /// The `net.bin` bytes.

@@ -105,7 +105,7 @@ mod tests {
             let net = FloatNet::random(width, 3);
             let bytes = net.to_bytes();
             assert_eq!(bytes.len(), float::net_bytes(width));
-            assert_eq!(FloatNet::from_bytes(&bytes), Ok(net));
+            assert_eq!(FloatNet::from_bytes(&bytes).unwrap(), net);
         }
         let e = |b: &[u8]| FloatNet::from_bytes(b).unwrap_err().to_string();
         let mut odd = FloatNet::random(32, 3).to_bytes();
@@ -140,5 +140,18 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("cannot read"));
+        // Each kind says what it found.
+        let kind = |b: &[u8]| FloatNet::from_bytes(b).unwrap_err();
+        assert!(matches!(kind(b"hello"), NetError::NotANetwork { .. }));
+        assert!(matches!(
+            kind(&good[..good.len() - 4]),
+            NetError::Length { bytes, expected } if bytes + 4 == expected
+        ));
+        assert!(matches!(kind(&dims), NetError::Dimensions { found } if found[1] == 65));
+        assert!(matches!(kind(&nan), NetError::Weight { value, .. } if value.is_nan()));
+        assert!(matches!(
+            FloatNet::load("/no/such.bin"),
+            Err(NetError::File(_))
+        ));
     }
 }
