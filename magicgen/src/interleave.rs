@@ -601,6 +601,7 @@ pub fn interleave(
         .collect();
     Ok(MagicSet {
         seed: Some(seed),
+        command: None,
         indexing,
         entries,
         table_len: table_len(&shapes, best, run),

@@ -11,6 +11,8 @@
 //! * [`interleave`]: the search that produced the committed table
 //!   (`--method interleave`): the compact pool's blocks packed slot by slot
 //!   into one shared table by ruin and recreate.
+//! * [`export`]: the committed table as a self-contained Rust or C file for
+//!   any chess engine (`magicgen export --lang rust|c`).
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
 //!
 //! The fit search (`--method fit`), the candidates-and-packer search
@@ -22,6 +24,7 @@
 
 pub mod bitscan;
 pub mod compact;
+pub mod export;
 pub mod interleave;
 mod problem;
 pub mod search;

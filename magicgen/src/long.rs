@@ -3,7 +3,7 @@
 //! the time, are kept by `--climb-log`, so a killed run resumes from them.
 
 use crate::climb_log::{self, ClimbLog};
-use crate::{write_constants, Cli};
+use crate::{seed_arg, write_constants, Cli};
 use magicgen::compact::{self, compact_pool, PoolSpec};
 use magicgen::interleave::{CHAINS, STEPS_PER_EFFORT};
 use std::io::{IsTerminal, Write};
@@ -64,6 +64,18 @@ impl Bar {
             }
         }
     }
+}
+
+/// The command that reproduces this search, written into the constants
+/// file's header: every option that changes the result, none that does not
+/// (`--threads`, `--climb-log`, `--recheck-climbs`, `--out`).
+fn command(cli: &Cli, effort: u64) -> String {
+    format!(
+        "magicgen --method interleave --compact {} --effort {effort} --run-slots {} --seed {}",
+        cli.compact,
+        cli.run_slots,
+        seed_arg(cli.seed)
+    )
 }
 
 /// Runs the interleave search at `effort` and writes what it finds.
@@ -161,7 +173,7 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let climbed = start.elapsed().as_secs_f64();
     let bar = Bar::new();
     let steps = effort * STEPS_PER_EFFORT;
-    let set = magicgen::interleave::interleave(
+    let mut set = magicgen::interleave::interleave(
         INDEXING,
         cli.seed,
         &pool,
@@ -182,6 +194,7 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
             )
         },
     )?;
+    set.command = Some(command(cli, effort));
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
     println!(

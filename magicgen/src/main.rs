@@ -11,8 +11,8 @@
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use magicgen::bitscan;
+use magicgen::export::{export, Lang};
 use magicgen::search::{search, SearchConfig, SquareReport, DEFAULT_SEED};
-use yolah_geometry::magics::Indexing;
 use yolah_geometry::{MagicSet, Slider, Square};
 
 mod climb_log;
@@ -20,6 +20,7 @@ mod long;
 mod report;
 
 use long::long_search;
+use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -123,6 +124,15 @@ fn parse_method(text: &str) -> Result<Method, String> {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Print the committed table as one self-contained Rust or C file
+    /// (rook_attacks and bishop_attacks, the magics and the shared attack
+    /// table) that any chess engine can drop in: the masks are chess's rook
+    /// and bishop masks, squares a1 = 0 … h8 = 63.
+    Export {
+        /// rust (a module) or c (a C99 header).
+        #[arg(long, value_parser = Lang::parse)]
+        lang: Lang,
+    },
     /// Single-bit perfect hash: finds m with (m << i) >> (64 - bits) distinct
     /// for i in 0..64, by Z3 (feature `z3`) and by plain random search.
     Bitscan {
@@ -154,16 +164,19 @@ enum Mode {
     /// `bitscan`; `random` says whether its random search runs (it does not
     /// with Z3 and `--json`).
     Bitscan { random: bool },
+    /// `export`.
+    Export,
 }
 
 impl Mode {
-    const ALL: [Mode; 6] = [
+    const ALL: [Mode; 7] = [
         Mode::Rewrite,
         Mode::Check,
         Mode::Report,
         Mode::Classic,
         Mode::Search,
         Mode::Bitscan { random: true },
+        Mode::Export,
     ];
 
     fn of(cli: &Cli) -> Mode {
@@ -171,6 +184,7 @@ impl Mode {
             Some(Command::Bitscan { json, .. }) => Mode::Bitscan {
                 random: !(json && cfg!(feature = "z3")),
             },
+            Some(Command::Export { .. }) => Mode::Export,
             None if cli.check => Mode::Check,
             None if cli.report => Mode::Report,
             None if cli.classic => Mode::Classic,
@@ -199,6 +213,7 @@ impl Mode {
             ],
             Mode::Bitscan { random: true } => &["seed", "random_tries", "bits", "json"],
             Mode::Bitscan { random: false } => &["bits", "json"],
+            Mode::Export => &["lang"],
         }
     }
 
@@ -214,6 +229,7 @@ impl Mode {
             Mode::Search => "--effort runs the interleave search",
             Mode::Bitscan { random: true } => "bitscan runs the single-bit hash demo",
             Mode::Bitscan { random: false } => "bitscan --json with Z3 runs no random search",
+            Mode::Export => "export prints the committed table as source code",
         }
     }
 
@@ -224,7 +240,7 @@ impl Mode {
             Mode::Report => Some("report"),
             Mode::Classic => Some("classic"),
             Mode::Search => Some("effort"),
-            Mode::Rewrite | Mode::Bitscan { .. } => None,
+            Mode::Rewrite | Mode::Bitscan { .. } | Mode::Export => None,
         }
     }
 
@@ -237,6 +253,7 @@ impl Mode {
             Mode::Classic => "--classic",
             Mode::Search => "--effort",
             Mode::Bitscan { .. } => "bitscan",
+            Mode::Export => "export",
         }
     }
 }
@@ -245,16 +262,12 @@ impl Mode {
 /// ignore: one meaning per option, and none silently dropped.
 fn refuse_unused(matches: &ArgMatches, mode: Mode) -> Result<(), String> {
     let top = Cli::command();
-    let sub = top
-        .find_subcommand("bitscan")
-        .expect("bitscan is a subcommand")
-        .clone();
-    let levels = [
-        (Some(matches), top),
-        (matches.subcommand_matches("bitscan"), sub),
-    ];
+    let mut levels = vec![(matches, top.clone())];
+    if let Some((name, sub)) = matches.subcommand() {
+        let command = top.find_subcommand(name).expect("a known subcommand");
+        levels.push((sub, command.clone()));
+    }
     for (m, command) in levels {
-        let Some(m) = m else { continue };
         for arg in command.get_arguments() {
             let id = arg.get_id().as_str();
             if m.value_source(id) != Some(ValueSource::CommandLine) || mode.reads().contains(&id) {
@@ -281,6 +294,15 @@ fn refuse_unused(matches: &ArgMatches, mode: Mode) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A seed as a command line gives it: decimal up to 2^32, 0x-hex above.
+pub(crate) fn seed_arg(seed: u64) -> String {
+    if seed >> 32 == 0 {
+        seed.to_string()
+    } else {
+        format!("0x{seed:016x}")
+    }
 }
 
 fn parse_u64(text: &str) -> Result<u64, String> {
@@ -318,6 +340,17 @@ fn run(cli: &Cli, mode: Mode) -> Result<(), String> {
                 json,
             }),
         ) => run_bitscan(*bits, cli.seed, *random_tries, *json),
+        (_, Some(Command::Export { lang })) => {
+            let text = export(&load_verified()?, *lang)?;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()) {
+                // `magicgen export | head` closes the pipe: end quietly.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write the export: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
         (Mode::Check, _) => check(),
         (Mode::Report, _) => report::print(cli.file.as_deref().unwrap_or(COMMITTED_PATH)),
         (Mode::Classic, _) => generate(cli),
@@ -357,15 +390,16 @@ fn rewrite(cli: &Cli) -> Result<(), String> {
     let set = load_verified()?;
     write_constants(&set, &cli.out)?;
     println!(
-        "{} magics, {} entries ({} bytes), verified against ray casting in {:.2} s; \
-         {} reruns the search that found them",
+        "{} magics, {} entries ({} bytes), verified against ray casting in {:.2} s; {}",
         set.indexing.name(),
         set.table_len,
         set.table_len * 8,
         start.elapsed().as_secs_f64(),
-        match set.indexing {
-            Indexing::White => "`--classic`",
-            Indexing::Black => "`bash .ci/reproduce-magics` (the README says how long)",
+        match &set.command {
+            Some(command) => format!(
+                "`{command}` found them (`bash .ci/reproduce-magics` reruns it and compares)"
+            ),
+            None => "the file does not say which command found them".to_string(),
         }
     );
     Ok(())
@@ -395,7 +429,12 @@ fn generate(cli: &Cli) -> Result<(), String> {
         seed: cli.seed,
         fewer_bit_tries: cli.fewer_bit_tries,
     };
-    let (set, reports) = search(&config);
+    let (mut set, reports) = search(&config);
+    set.command = Some(format!(
+        "magicgen --classic --fewer-bit-tries {} --seed {}",
+        cli.fewer_bit_tries,
+        seed_arg(cli.seed)
+    ));
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
     print_bits(&set, Some(&reports));
@@ -538,6 +577,8 @@ mod tests {
         ];
         assert_eq!(refusal(&search), None);
         assert_eq!(refusal(&["--report", "--file", "m.txt"]), None);
+        assert_eq!(refusal(&["export", "--lang", "c"]), None);
+        assert!(refusal(&["--seed", "3", "export", "--lang", "c"]).is_some());
     }
 
     #[test]

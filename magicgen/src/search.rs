@@ -146,6 +146,7 @@ pub fn search(config: &SearchConfig) -> (MagicSet, Vec<SquareReport>) {
     let table_len = pack(&mut entries);
     let set = MagicSet {
         seed: Some(config.seed),
+        command: None,
         indexing: Indexing::White,
         entries,
         table_len,

@@ -102,6 +102,9 @@ pub fn local_index(
 pub struct MagicSet {
     /// The generator seed that produced the set, when known.
     pub seed: Option<u64>,
+    /// The magicgen command that produced the set, when known: running it
+    /// again writes the same file byte for byte.
+    pub command: Option<String>,
     /// How every magic of the set reads the occupancy.
     pub indexing: Indexing,
     /// The magics, orthogonal squares a1…h8 then diagonal a1…h8.
@@ -151,9 +154,11 @@ impl MagicSet {
     ///
     /// Lines are `SLIDER SQUARE BITS MAGIC OFFSET` plus one `table_len N`
     /// and, for black magics, `indexing black`; `#` starts a comment
-    /// (`# seed 0x…` records the seed).
+    /// (`# seed 0x…` records the seed, `# command: …` the magicgen command
+    /// that produced the set).
     pub fn parse(text: &str) -> Result<MagicSet, MagicError> {
         let mut seed = None;
+        let mut command = None;
         let mut indexing = Indexing::White;
         let mut table_len = None;
         let mut entries: Vec<Option<MagicEntry>> = vec![None; 128];
@@ -162,6 +167,9 @@ impl MagicSet {
             if let Some(comment) = raw.trim().strip_prefix('#') {
                 if let Some(s) = comment.trim().strip_prefix("seed ") {
                     seed = Some(parse_u64(s.trim()).ok_or_else(|| err(line, "bad seed"))?);
+                }
+                if let Some(c) = comment.trim().strip_prefix("command: ") {
+                    command = Some(c.trim().to_string());
                 }
                 continue;
             }
@@ -223,6 +231,7 @@ impl MagicSet {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(MagicSet {
             seed,
+            command,
             indexing,
             entries,
             table_len,
@@ -247,6 +256,9 @@ impl MagicSet {
         });
         if let Some(seed) = self.seed {
             out.push_str(&format!("# seed 0x{seed:016x}\n"));
+        }
+        if let Some(command) = &self.command {
+            out.push_str(&format!("# command: {command}\n"));
         }
         out.push_str(&format!(
             "# {} table entries, {} bytes\n",
