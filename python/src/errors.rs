@@ -1,9 +1,10 @@
 //! The exceptions yolah raises, and which Rust error becomes which.
 //!
 //! Every one is a `YolahError`, itself a `ValueError`; below it come
-//! `IllegalMoveError`, `ParseError` and `SpecError`, and below `SpecError`
-//! one class per kind of bad spec, so that a caller can catch as broadly or
-//! as narrowly as it wants. Each class is created in the module `yolah`,
+//! `IllegalMoveError`, `ParseError` and `SpecError`; below `ParseError` one
+//! class per thing parsed (move, position, record), below `SpecError` one
+//! class per kind of bad spec, so that a caller can catch as broadly or as
+//! narrowly as it wants. Each class is created in the module `yolah`,
 //! whose `__init__` re-exports it, so that pickle finds it by name: an
 //! exception raised in a Ray task or a `multiprocessing` worker reaches the
 //! caller with its class and its message.
@@ -11,6 +12,8 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use yolah::record::{MoveProblem, RecordError};
+use yolah_lab::selfplay::DataError;
 use yolah_players::SpecError as Spec;
 
 create_exception!(
@@ -30,6 +33,24 @@ create_exception!(
     ParseError,
     YolahError,
     "Text that is not a move, a position or a game record."
+);
+create_exception!(
+    yolah,
+    MoveParseError,
+    ParseError,
+    "Text that is not a move (\"zz\", \"d5:z9\"), or an action that is none."
+);
+create_exception!(
+    yolah,
+    PositionParseError,
+    ParseError,
+    "Text that is not a position."
+);
+create_exception!(
+    yolah,
+    RecordParseError,
+    ParseError,
+    "A game record that is not JSON of the record's shape, or whose moves are not moves."
 );
 create_exception!(
     yolah,
@@ -109,12 +130,40 @@ pub fn spec_error(e: Spec) -> PyErr {
     }
 }
 
+/// The exception of a self-play run or training file that fails: the
+/// class of its spec's kind for a bad player, `YolahError` otherwise.
+pub fn data_error(e: DataError) -> PyErr {
+    match e {
+        DataError::Spec(e) => spec_error(e),
+        e => YolahError::new_err(e.to_string()),
+    }
+}
+
+/// The exception of a record that cannot be replayed: `IllegalMoveError`
+/// for a move the rules refuse (or one after the end), `PositionParseError`
+/// for a bad start, `RecordParseError` for the rest; the message names the
+/// ply and quotes the move.
+pub fn record_error(e: RecordError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        RecordError::Move {
+            reason: MoveProblem::Illegal(_) | MoveProblem::AfterGameOver,
+            ..
+        } => IllegalMoveError::new_err(message),
+        RecordError::Start(_) => PositionParseError::new_err(message),
+        _ => RecordParseError::new_err(message),
+    }
+}
+
 /// Adds every exception class to the module `m`.
 pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("YolahError", py.get_type::<YolahError>())?;
     m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;
     m.add("ParseError", py.get_type::<ParseError>())?;
+    m.add("MoveParseError", py.get_type::<MoveParseError>())?;
+    m.add("PositionParseError", py.get_type::<PositionParseError>())?;
+    m.add("RecordParseError", py.get_type::<RecordParseError>())?;
     m.add("SpecError", py.get_type::<SpecError>())?;
     m.add("UnknownPlayerError", py.get_type::<UnknownPlayerError>())?;
     m.add("UnknownKeyError", py.get_type::<UnknownKeyError>())?;

@@ -1,6 +1,8 @@
 //! `Move` and `Position` for Python.
 
-use crate::errors::{IllegalMoveError, ParseError, YolahError};
+use crate::errors::{
+    record_error, IllegalMoveError, MoveParseError, PositionParseError, YolahError,
+};
 use crate::observe::{action_of, move_of_action};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -36,10 +38,12 @@ impl PyMove {
         let bits = u16::try_from(action)
             .ok()
             .filter(|&a| a < 4096)
-            .ok_or_else(|| ParseError::new_err(format!("action {action} is not from 0 to 4095")))?;
+            .ok_or_else(|| {
+                MoveParseError::new_err(format!("action {action} is not from 0 to 4095"))
+            })?;
         move_of_action(bits)
             .map(PyMove)
-            .ok_or_else(|| ParseError::new_err(format!("action {action} is not a move")))
+            .ok_or_else(|| MoveParseError::new_err(format!("action {action} is not a move")))
     }
 
     /// The action index, `from * 64 + to`.
@@ -78,7 +82,7 @@ impl PyMove {
 fn parse_move(text: &str) -> PyResult<Move> {
     text.trim()
         .parse::<Move>()
-        .map_err(|e| ParseError::new_err(e.to_string()))
+        .map_err(|e| MoveParseError::new_err(e.to_string()))
 }
 
 /// A move given as a `Move` or as text.
@@ -138,7 +142,7 @@ impl PyPosition {
                 .trim()
                 .parse::<Position>()
                 .map(PyPosition)
-                .map_err(|e| ParseError::new_err(format!("{t:?}: {e}"))),
+                .map_err(|e| PositionParseError::new_err(format!("{t:?}: {e}"))),
         }
     }
 
@@ -302,8 +306,9 @@ impl PyPosition {
 }
 
 /// Replays a game record (a dict or JSON text with `moves` and an optional
-/// `start`) and returns the final position; raises `ParseError` or
-/// `IllegalMoveError` saying which move was wrong.
+/// `start`) and returns the final position; raises `IllegalMoveError` for
+/// a move the rules refuse, a `ParseError` (`RecordParseError`,
+/// `PositionParseError`) for the rest, saying which move was wrong.
 #[pyfunction]
 pub fn replay(record: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
     let text = if let Ok(text) = record.extract::<String>() {
@@ -314,9 +319,6 @@ pub fn replay(record: &Bound<'_, PyAny>) -> PyResult<PyPosition> {
     } else {
         return Err(PyTypeError::new_err("a record is a dict or a JSON string"));
     };
-    let record = GameRecord::parse(&text).map_err(|e| ParseError::new_err(e.to_string()))?;
-    record
-        .replay()
-        .map(PyPosition)
-        .map_err(|e| IllegalMoveError::new_err(e.to_string()))
+    let record = GameRecord::parse(&text).map_err(record_error)?;
+    record.replay().map(PyPosition).map_err(record_error)
 }

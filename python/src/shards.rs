@@ -4,6 +4,7 @@
 //! Every piece is the one the `yolah` command's `--shard` and `merge` use,
 //! so a run on Ray and a run of the command give the same files.
 
+use crate::errors::data_error;
 use crate::players::{lab_error, settings, tournament_result, PyAnchor};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -195,7 +196,7 @@ pub fn selfplay_records<'py>(
     let threads = threads.clamp(1, 1024);
     let samples = py
         .detach(|| selfplay::selfplay_range(player, first..end.max(first), seed, threads, &|_| {}))
-        .map_err(lab_error)?;
+        .map_err(data_error)?;
     let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_bytes()).collect();
     Ok(PyBytes::new(py, &bytes))
 }
@@ -227,7 +228,7 @@ pub fn save_selfplay_shard(
             Sample::from_bytes(r).map_err(|e| lab_error(format!("record {}: {e}", i + 1)))
         })
         .collect::<PyResult<Vec<Sample>>>()?;
-    let m = selfplay::save_shard(path, player, games, seed, shard, &samples).map_err(lab_error)?;
+    let m = selfplay::save_shard(path, player, games, seed, shard, &samples).map_err(data_error)?;
     Ok(m.positions)
 }
 
@@ -257,7 +258,7 @@ pub fn merge_selfplay<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let m = py
         .detach(|| selfplay::merge(&paths, out))
-        .map_err(lab_error)?;
+        .map_err(data_error)?;
     let d = PyDict::new(py);
     d.set_item("player", m.player)?;
     d.set_item("games", m.games)?;

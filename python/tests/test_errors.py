@@ -79,7 +79,7 @@ def test_an_error_in_a_worker_process_reaches_the_caller():
     ],
 )
 def test_a_bad_move_is_explained_once(text, message):
-    with pytest.raises(yolah.ParseError) as caught:
+    with pytest.raises(yolah.MoveParseError) as caught:
         yolah.Move(text)
     assert str(caught.value) == message
 
@@ -102,9 +102,29 @@ def test_an_illegal_move_names_the_actual_reason():
 
 
 def test_a_bad_position_quotes_the_text():
-    with pytest.raises(yolah.ParseError) as caught:
+    with pytest.raises(yolah.PositionParseError) as caught:
         yolah.Position("nonsense")
     assert str(caught.value) == (
         '"nonsense": bad position: expected 5 fields '
         "(BOARD SIDE BLACK_SCORE WHITE_SCORE PLY), found 1"
     )
+
+
+def test_a_bad_spec_has_its_class_wherever_it_is_given():
+    with pytest.raises(yolah.UnknownPlayerError, match='"chess"'):
+        yolah.play_match("random", "chess", games=2)
+    with pytest.raises(yolah.UnknownPlayerError, match='"chess"'):
+        yolah.tournament(["random", "chess"], 1)
+    with pytest.raises(yolah.BadValueError, match="depth=0"):
+        yolah.selfplay_records("alphabeta:depth=0", 0, 1)
+
+
+def test_a_record_fails_with_the_class_of_what_is_wrong():
+    with pytest.raises(yolah.RecordParseError):
+        yolah.replay("{not json")
+    with pytest.raises(yolah.RecordParseError, match='ply 1, move "zz"'):
+        yolah.replay({"moves": ["zz"]})
+    with pytest.raises(yolah.IllegalMoveError, match='ply 1, move "d5:d4": illegal: d4 is occupied'):
+        yolah.replay({"moves": ["d5:d4"]})
+    with pytest.raises(yolah.PositionParseError, match="start"):
+        yolah.replay({"moves": [], "start": "nonsense"})

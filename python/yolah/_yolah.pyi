@@ -20,6 +20,16 @@ class IllegalMoveError(YolahError):
 class ParseError(YolahError):
     """Text that is not a move, a position or a game record."""
 
+class MoveParseError(ParseError):
+    """Text that is not a move (``"zz"``, ``"d5:z9"``), or an action that is none."""
+
+class PositionParseError(ParseError):
+    """Text that is not a position; the message quotes it."""
+
+class RecordParseError(ParseError):
+    """A game record that is not JSON of the record's shape, or whose moves
+    are not moves (a move the rules refuse raises IllegalMoveError)."""
+
 class SpecError(YolahError):
     """A player spec with an unknown name, key or bad value; one subclass
     per kind below. Every message quotes the spec as typed."""
