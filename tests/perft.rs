@@ -24,9 +24,21 @@ fn divide_sums_to_perft() {
     assert_eq!(d.iter().map(|x| x.1).sum::<u64>(), COUNTS[3]);
 }
 
+/// A tenth of a second in release, far longer unoptimised: `.ci/run` runs
+/// it with `cargo test --release -p yolah --test perft`.
 #[test]
-#[ignore = "slow: run with cargo test --release -- --ignored"]
-fn perft_depth_5_and_6() {
+#[cfg_attr(
+    debug_assertions,
+    ignore = "release only: cargo test --release -p yolah --test perft"
+)]
+fn perft_depth_5() {
     assert_eq!(perft(&Position::START, 5), COUNTS[4]);
+}
+
+/// 23 billion leaves: seconds in release, on two threads. Run by hand with
+/// `cargo test --release -p yolah --test perft -- --ignored`.
+#[test]
+#[ignore = "slow: cargo test --release -p yolah --test perft -- --ignored"]
+fn perft_depth_6() {
     assert_eq!(perft_threads(&Position::START, 6, 2), COUNTS[5]);
 }
