@@ -175,7 +175,8 @@ fn stop_ends_an_infinite_search_at_once() {
     let mut e = Engine::yolah("alphabeta:depth=2");
     e.send("position startpos");
     e.send("go infinite");
-    std::thread::sleep(Duration::from_millis(300));
+    // The search is under way once it reports its first depth.
+    e.until("info depth");
     e.send("isready");
     assert!(
         e.until("readyok").last().unwrap() == "readyok",

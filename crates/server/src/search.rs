@@ -281,6 +281,26 @@ mod tests {
         }
     }
 
+    /// A player that says when each of its searches begins.
+    struct Announces {
+        inner: Box<dyn Player>,
+        began: mpsc::Sender<()>,
+    }
+
+    impl Player for Announces {
+        fn spec(&self) -> &str {
+            self.inner.spec()
+        }
+        fn search(
+            &mut self,
+            pos: &Position,
+            search: yolah_players::Search<'_>,
+        ) -> yolah_players::Analysis {
+            let _ = self.began.send(());
+            self.inner.search(pos, search)
+        }
+    }
+
     #[test]
     fn a_panicking_search_fails_its_job_and_the_worker_goes_on() {
         let make = Arc::new(|spec: &str| match spec {
@@ -331,15 +351,24 @@ mod tests {
 
     #[test]
     fn jobs_are_searched_and_stopped_ones_cancelled() {
-        let (pool, rx) = pool(2);
+        // Every player says when its search begins.
+        let (began, searching) = mpsc::channel();
+        let make = Arc::new(move |spec: &str| {
+            Ok(Box::new(Announces {
+                inner: make_player(spec)?,
+                began: began.clone(),
+            }) as Box<dyn Player>)
+        });
+        let (pool, rx) = pool_with(2, make);
         pool.submit(job(1, "random"));
         let (game, outcome) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
         assert_eq!(game, 1);
         assert!(matches!(outcome, Outcome::Move(m) if Position::START.legal_moves().contains(m)));
-        // A long search is stopped from outside.
+        searching.recv_timeout(Duration::from_secs(30)).unwrap();
+        // A long search is stopped from outside once it has begun.
         let long = job(2, "alphabeta:time=60s");
         pool.submit(long.clone());
-        std::thread::sleep(Duration::from_millis(50));
+        searching.recv_timeout(Duration::from_secs(30)).unwrap();
         long.stop.request();
         let (game, outcome) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
         assert_eq!((game, outcome), (2, Outcome::Cancelled));

@@ -15,9 +15,9 @@
 
 mod common;
 
-use common::{client, http_get, next_of, send, start_server};
+use common::{client, http_get, next_of, send, start_server, stats, stats_once};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpSocket, TcpStream};
@@ -54,10 +54,6 @@ fn loopback_limits() -> Limits {
         max_connections_per_addr: 1_000_000,
         ..Limits::default()
     }
-}
-
-async fn stats(addr: &str) -> Value {
-    serde_json::from_str(&http_get(addr, "/stats").await.1).unwrap()
 }
 
 /// A game between two people on `addr`: `moves` moves, each timed from the
@@ -174,9 +170,11 @@ async fn churn_returns_its_memory() {
     }
     let seconds = begin.elapsed().as_secs_f64();
     let during = stats(&addr).await;
-    // Let the retention time pass and the sweep run.
-    tokio::time::sleep(retention + Duration::from_secs(2)).await;
-    let after = stats(&addr).await;
+    // The retention time passes and the sweep (every retention / 10) runs.
+    let after = stats_once(&addr, retention + Duration::from_secs(30), |s| {
+        s["games_in_memory"] == 0
+    })
+    .await;
     let (end_mb, threads) = rss_mb_and_threads();
     watcher.abort();
     let peak = *peak.lock().unwrap();
@@ -337,8 +335,12 @@ async fn a_thousand_watchers_cost_a_message_each() {
     }
     let joined = stats(&addr).await["messages_sent"].as_u64().unwrap() - before;
     drop(crowd);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let total = stats(&addr).await["messages_sent"].as_u64().unwrap() - before;
+    // Every watcher's leaving has been handled: only Black is left.
+    let total = stats_once(&addr, Duration::from_secs(30), |s| s["websockets"] == 1).await
+        ["messages_sent"]
+        .as_u64()
+        .unwrap()
+        - before;
     eprintln!(
         "watchers: {watchers} joined and left one game: {joined} messages for the joins \
          (hello, welcome, state each), {total} in all"

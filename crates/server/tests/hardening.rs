@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{client, next_of, send, Ws};
+use common::{client, next_of, next_state_where, send, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -134,12 +134,17 @@ async fn silent_clients_lose_their_connection_and_free_their_seat() {
         json!({"type": "new", "opponent": "human", "color": "black"}),
     )
     .await;
-    let key = next_of(&mut ws, "welcome").await["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    // Stop reading (and so answering pings), like a frozen client.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let welcome = next_of(&mut ws, "welcome").await;
+    let key = welcome["key"].as_str().unwrap().to_string();
+    // `ws` stops reading (and so answering pings), like a frozen client; a
+    // watcher hears when the server closes it and frees Black's seat.
+    let mut watcher = client(&s.addr).await;
+    send(
+        &mut watcher,
+        json!({"type": "join", "key": welcome["watch"]}),
+    )
+    .await;
+    next_state_where(&mut watcher, |s| s["connected"] == json!([false, false])).await;
     let mut again = client(&s.addr).await;
     send(&mut again, json!({"type": "join", "key": key})).await;
     assert_eq!(next_of(&mut again, "welcome").await["role"], "black");

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{client, http_get, next, next_of, send, start_server, Ws};
+use common::{client, http_get, next, next_of, next_state_where, send, start_server, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -123,7 +123,8 @@ async fn bad_messages_are_refused_and_change_nothing() {
 
     // White drops and comes back with its key; the game goes on.
     drop(white);
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The server tells the game that White's seat is empty.
+    next_state_where(&mut watcher, |s| s["connected"] == json!([true, false])).await;
     let mut again = client(&addr).await;
     send(&mut again, json!({"type": "join", "key": invite})).await;
     assert_eq!(next_of(&mut again, "welcome").await["role"], "white");

@@ -4,7 +4,7 @@
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -63,6 +63,42 @@ pub async fn next_of(ws: &mut Ws, kind: &str) -> Value {
         if v["type"] == kind {
             return v;
         }
+    }
+}
+
+/// Skips messages until a `state` for which `holds` is true.
+pub async fn next_state_where(ws: &mut Ws, holds: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let s = next_of(ws, "state").await;
+        if holds(&s) {
+            return s;
+        }
+    }
+}
+
+/// The server's counters (`GET /stats`).
+pub async fn stats(addr: &str) -> Value {
+    serde_json::from_str(&http_get(addr, "/stats").await.1).unwrap()
+}
+
+/// Asks for `/stats` until `holds` is true of them, waiting a little longer
+/// each time (from 10 ms to 200 ms), and panics with the last counters if
+/// `deadline` passes first. For what the server does on its own time (a
+/// closed connection noticed, a sweep), which no message announces.
+pub async fn stats_once(addr: &str, deadline: Duration, holds: impl Fn(&Value) -> bool) -> Value {
+    let end = Instant::now() + deadline;
+    let mut pause = Duration::from_millis(10);
+    loop {
+        let s = stats(addr).await;
+        if holds(&s) {
+            return s;
+        }
+        assert!(
+            Instant::now() < end,
+            "the server's counters did not come true within {deadline:?}: {s}"
+        );
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_millis(200));
     }
 }
 
