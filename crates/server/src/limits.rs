@@ -54,8 +54,13 @@ pub struct Limits {
     pub message_burst: f64,
 }
 
-impl Default for Limits {
-    fn default() -> Limits {
+impl Limits {
+    /// The default bounds with `search_threads` searches of
+    /// `threads_per_search` threads each: [`Limits::default`] on a machine
+    /// with that many cores. A constant, for what must not ask the system
+    /// (`yolah serve`'s defaults are built on every start of the command,
+    /// and asking for the cores reads a dozen files).
+    pub const fn with_threads(search_threads: usize, threads_per_search: usize) -> Limits {
         Limits {
             max_games: 1_000,
             max_games_per_addr: 20,
@@ -63,8 +68,8 @@ impl Default for Limits {
             max_connections: 4_096,
             max_connections_per_addr: 64,
             max_watchers: 100,
-            search_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            threads_per_search: yolah_players::available_cores(),
+            search_threads,
+            threads_per_search,
             send_queue: 64,
             max_message_bytes: 4_096,
             max_write_buffer: 256 << 10,
@@ -76,5 +81,16 @@ impl Default for Limits {
             messages_per_second: 20.0,
             message_burst: 40.0,
         }
+    }
+}
+
+impl Default for Limits {
+    /// One search per core, each on every core unless its spec says how
+    /// many.
+    fn default() -> Limits {
+        Limits::with_threads(
+            std::thread::available_parallelism().map_or(2, |n| n.get()),
+            yolah_players::available_cores(),
+        )
     }
 }

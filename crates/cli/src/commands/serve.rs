@@ -6,6 +6,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use yolah_server::Limits;
 
+/// The bounds `yolah serve --help` shows as defaults. The thread counts,
+/// which depend on the machine, have none there (`None` is one per core).
+const DEFAULTS: Limits = Limits::with_threads(1, 1);
+
 /// `yolah serve`'s settings: where, what, and every bound (see docs/protocol.md).
 #[derive(Args)]
 pub struct ServeArgs {
@@ -33,23 +37,23 @@ pub struct ServeArgs {
     #[arg(long, num_args = 1..)]
     public_host: Vec<String>,
     /// Games held in memory at once (in play, or finished and retained).
-    #[arg(long, default_value_t = Limits::default().max_games as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_games as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_games: u64,
     /// Unfinished games one client address may hold.
-    #[arg(long, default_value_t = Limits::default().max_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_games_per_addr: u64,
     /// Games one client address may start in 24 hours (counted in the
     /// database, so across restarts): what it can make the server store.
-    #[arg(long, default_value_t = Limits::default().max_daily_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_daily_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     max_daily_games_per_addr: u64,
     /// Open connections in all.
-    #[arg(long, default_value_t = Limits::default().max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_connections: u64,
     /// Open connections from one client address.
-    #[arg(long, default_value_t = Limits::default().max_connections_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_connections_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     max_connections_per_addr: u64,
     /// Watchers of one game.
-    #[arg(long, default_value_t = Limits::default().max_watchers as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_watchers as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     max_watchers: u64,
     /// Computer searches running at once (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -75,19 +79,19 @@ pub struct ServeArgs {
     write_timeout: std::time::Duration,
     /// Messages queued to one connection before a client that does not read
     /// is disconnected.
-    #[arg(long, default_value_t = Limits::default().send_queue as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    #[arg(long, default_value_t = DEFAULTS.send_queue as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     send_queue: u64,
     /// Largest WebSocket message or frame a client may send, in bytes.
-    #[arg(long, default_value_t = Limits::default().max_message_bytes as u64, value_parser = clap::value_parser!(u64).range(256..=1_048_576))]
+    #[arg(long, default_value_t = DEFAULTS.max_message_bytes as u64, value_parser = clap::value_parser!(u64).range(256..=1_048_576))]
     max_message_bytes: u64,
     /// Bytes buffered for writing to one WebSocket before it is dropped.
-    #[arg(long, default_value_t = Limits::default().max_write_buffer as u64, value_parser = clap::value_parser!(u64).range(4_096..=1_073_741_824))]
+    #[arg(long, default_value_t = DEFAULTS.max_write_buffer as u64, value_parser = clap::value_parser!(u64).range(4_096..=1_073_741_824))]
     max_write_buffer: u64,
     /// Messages per second one connection may send on average.
-    #[arg(long, default_value_t = Limits::default().messages_per_second, value_parser = positive_number)]
+    #[arg(long, default_value_t = DEFAULTS.messages_per_second, value_parser = positive_number)]
     messages_per_second: f64,
     /// Messages one connection may send in a burst.
-    #[arg(long, default_value_t = Limits::default().message_burst, value_parser = positive_number)]
+    #[arg(long, default_value_t = DEFAULTS.message_burst, value_parser = positive_number)]
     message_burst: f64,
 }
 
