@@ -6,8 +6,13 @@ use clap::Args;
 use serde_json::json;
 use yolah_players::{from_spec, Search, Stop};
 
+/// What `yolah analyse` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Search a position with a player and show what it finds";
+
 /// `yolah analyse`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct AnalyseArgs {
     #[command(flatten)]
     start: StartArgs,

@@ -10,8 +10,14 @@ use std::time::Instant;
 use yolah_lab::games::{run_match_until, Match, MatchGame, MatchSummary, TimeControl};
 use yolah_lab::ratings::{Sprt, SprtState};
 
+/// What `yolah match` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Play games between two players with alternating colours and report the \
+    result and Elo difference (A's point of view)";
+
 /// `yolah match`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct MatchArgs {
     /// Player A, such as mcts:time=100ms.
     spec_a: String,

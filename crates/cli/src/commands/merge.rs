@@ -11,8 +11,15 @@ use yolah_lab::shard_file::ShardFile;
 use yolah_lab::standings::Standings;
 use yolah_lab::tournament::{self, Anchor};
 
+/// What `yolah merge` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Join the shards of a run played with --shard (or partial files of one \
+    tournament) into what one run gives: tournament JSONL files, self-play training files, or \
+    random-games --json outputs";
+
 /// `yolah merge`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct MergeArgs {
     /// The shard files, in any order.
     #[arg(required = true)]

@@ -8,8 +8,14 @@ use serde_json::json;
 use std::time::Instant;
 use yolah::perft::{divide, perft_threads};
 
+/// What `yolah perft` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Count the leaves of the game tree DEPTH plies deep (a finished game is \
+    one leaf; a side with no move passes)";
+
 /// `yolah perft`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct PerftArgs {
     /// Plies to search.
     #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]

@@ -89,8 +89,13 @@ fn result_text(pos: &Position) -> &'static str {
     }
 }
 
+/// What `yolah play` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Play in the terminal against a computer player, or watch two play";
+
 /// `yolah play`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct PlayArgs {
     /// Black: a player spec such as alphabeta:time=1s, or human.
     #[arg(long, default_value = "human")]

@@ -8,9 +8,14 @@ use yolah_lab::options::RandomGamesOptions;
 use yolah_lab::random_games::{counts_json, counts_text, ShardCounts};
 use yolah_lab::shard::Shard;
 
+/// What `yolah random-games` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Play uniformly random games from the start and count the results";
+
 /// `yolah random-games`'s arguments: the run's (shared with `yolah-ray`),
 /// then how this process plays it.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct RandomGamesArgs {
     #[command(flatten)]
     run: RandomGamesOptions,

@@ -6,8 +6,14 @@ use serde_json::json;
 use yolah::record::{GameRecord, RecordError};
 use yolah::Color;
 
+/// What `yolah replay` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Check a game move by move and show how it ended. FILE is a JSON record \
+    ({\"moves\": [...]}) or a text list of moves like `d5:b7 e5:c7`";
+
 /// `yolah replay`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct ReplayArgs {
     /// The game file.
     file: String,

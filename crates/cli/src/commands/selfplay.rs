@@ -8,9 +8,15 @@ use yolah_lab::options::SelfplayOptions;
 use yolah_lab::selfplay;
 use yolah_lab::shard::Shard;
 
+/// What `yolah selfplay` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Play games with a player against itself and write its positions, search \
+    scores and results for training";
+
 /// `yolah selfplay`'s arguments: the run's (shared with `yolah-ray`),
 /// then how this process plays it.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct SelfplayArgs {
     #[command(flatten)]
     run: SelfplayOptions,

@@ -10,8 +10,14 @@ use yolah_server::Limits;
 /// which depend on the machine, have none there (`None` is one per core).
 const DEFAULTS: Limits = Limits::with_threads(1, 1);
 
+/// What `yolah serve` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Serve the web page and WebSocket games (people and computers), kept in \
+    a database so that games survive a restart";
+
 /// `yolah serve`'s settings: where, what, and every bound (see docs/protocol.md).
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1")]

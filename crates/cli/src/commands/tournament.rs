@@ -10,9 +10,14 @@ use yolah_lab::shard::Shard;
 use yolah_lab::standings::Standings;
 use yolah_lab::tournament::{self, Store};
 
+/// What `yolah tournament` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Round-robin tournament with Elo ratings, kept in a resumable JSONL file";
+
 /// `yolah tournament`'s arguments: the run's (shared with `yolah-ray`),
 /// then how this process plays it.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct TournamentArgs {
     #[command(flatten)]
     run: TournamentOptions,

@@ -4,8 +4,13 @@
 use anyhow::{bail, Result};
 use clap::Args;
 
+/// What `yolah train` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Train the evaluation network on self-play positions";
+
 /// `yolah train`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 #[cfg_attr(not(feature = "train"), allow(dead_code))]
 pub struct TrainArgs {
     /// Training files from `yolah selfplay`.

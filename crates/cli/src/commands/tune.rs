@@ -6,8 +6,13 @@ use anyhow::{anyhow, Result};
 use clap::Args;
 use yolah_lab::tune::{self, Checkpoint, TuneSettings};
 
+/// What `yolah tune` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Tune the alpha-beta weights with a genetic algorithm";
+
 /// `yolah tune`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct TuneArgs {
     /// Individuals per generation.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(2..=10_000))]

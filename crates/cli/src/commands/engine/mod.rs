@@ -56,8 +56,14 @@ struct Engine {
     overhead_ms: u64,
 }
 
+/// What `yolah engine` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Speak the engine protocol (docs/engine-protocol.md) on standard input \
+    and output, with one of our players, so that other programs can play it";
+
 /// `yolah engine`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct EngineArgs {
     /// The player, such as nn:time=1s (the protocol's Player option
     /// changes it).

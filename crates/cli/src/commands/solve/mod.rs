@@ -13,8 +13,15 @@ use yolah::{Color, Position};
 use yolah_players::solve::{Limits, Solution, Solver};
 use yolah_players::Stop;
 
+/// What `yolah solve` does: its line in `yolah --help` and the first
+/// line of its own help.
+pub const ABOUT: &str = "Solve a position exactly: the final margin with best play on both sides \
+    (the side to move's points minus the opponent's) and a line that reaches it. With --bench, \
+    check the solver against plain alpha-beta on endgames taken from random games instead";
+
 /// `yolah solve`'s arguments.
 #[derive(Args)]
+#[command(about = ABOUT)]
 pub struct SolveArgs {
     #[command(flatten)]
     start: StartArgs,
