@@ -9,9 +9,15 @@ use yolah_geometry::magics::Indexing;
 use yolah_geometry::rays::shadow_slow;
 use yolah_geometry::{MagicSet, Slider, Square};
 
+#[path = "build/static_link.rs"]
+mod static_link;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build/static_link.rs");
     write_magic_tables();
+    // The examples show the engine's start-up cost: none.
+    static_link::link_statically("examples");
 }
 
 fn write_out(name: &str, tokens: TokenStream) {
