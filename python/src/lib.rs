@@ -9,6 +9,10 @@
 //! * [`observe`]: positions as NumPy planes, legal-move masks, and the
 //!   action index of a move;
 //! * [`batch`]: whole random games and many positions at once, in Rust;
+//! * [`encode`], [`vector`]: many games stepped at once into preallocated
+//!   NumPy arrays (`yolah.vector`);
+//! * [`search`]: batched PUCT over those games with a Python evaluator,
+//!   and the `az` network as an evaluator (`yolah.search`);
 //! * [`players`]: players from specs, matches and tournaments;
 //! * [`shards`]: the pieces of runs split by game index (`yolah.distributed`);
 //! * [`ray`]: `yolah-ray`'s command line, with the `yolah` command's options.
@@ -19,12 +23,15 @@
 use pyo3::prelude::*;
 
 mod batch;
+mod encode;
 mod errors;
 mod game;
 mod observe;
 mod players;
 mod ray;
+mod search;
 mod shards;
+mod vector;
 
 pub use game::{PyMove, PyPosition};
 
@@ -34,6 +41,7 @@ fn _yolah(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::add_to(m)?;
     m.add("ACTIONS", observe::ACTIONS)?;
     m.add("PLANES", observe::PLANES)?;
+    m.add("MAX_MOVES", yolah::MAX_MOVES)?;
     m.add_class::<PyMove>()?;
     m.add_class::<PyPosition>()?;
     m.add_class::<players::PyPlayer>()?;
@@ -44,6 +52,9 @@ fn _yolah(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(players::tournament, m)?)?;
     m.add_function(wrap_pyfunction!(players::tournament_games, m)?)?;
     m.add_function(wrap_pyfunction!(game::replay, m)?)?;
+    m.add_class::<vector::VectorGames>()?;
+    m.add_class::<search::SearchTrees>()?;
+    m.add_class::<search::AzNetwork>()?;
     m.add_class::<shards::PyTournamentFile>()?;
     m.add_function(wrap_pyfunction!(shards::shard_range, m)?)?;
     m.add_function(wrap_pyfunction!(shards::selfplay_records, m)?)?;

@@ -4,40 +4,28 @@
 //! Plane `p` of an observation is an 8x8 grid indexed `[rank][file]`, so
 //! that `obs[p, 0, 0]` is a1 and `obs[p, 7, 7]` is h8 (the bit order of
 //! the bitboards). The planes: 0 the side to move's pieces, 1 the
-//! opponent's, 2 the holes, 3 the empty squares.
+//! opponent's, 2 the holes, 3 the empty squares
+//! (`yolah_players::az::encoding`, which the `az` network reads too).
 
 use numpy::{PyArray1, PyArray3, PyArrayMethods};
 use pyo3::prelude::*;
 use yolah::{Move, Position};
-
-/// Planes of an observation.
-pub const PLANES: usize = 4;
-/// Size of the action space: `from * 64 + to` (the pass is 0).
-pub const ACTIONS: usize = 64 * 64;
+use yolah_players::az::encoding;
+pub use yolah_players::az::encoding::{ACTIONS, PLANES};
 
 /// The action index of a move: `from * 64 + to`.
 pub fn action_of(m: Move) -> u16 {
-    let bits = m.to_u16();
-    (bits & 63) * 64 + (bits >> 6)
+    encoding::action_index(m) as u16
 }
 
 /// The move of an action index below 4,096, if it is one.
 pub fn move_of_action(action: u16) -> Option<Move> {
-    // Action `from * 64 + to` is the move's bits `from | to << 6` with the
-    // halves swapped.
-    let (from, to) = (action / 64, action % 64);
-    Move::from_u16(from | to << 6)
+    encoding::move_of_action(usize::from(action))
 }
 
 /// Writes the planes of `pos` into `out` (`PLANES * 64` floats).
 pub fn write_planes(pos: &Position, out: &mut [f32]) {
-    let us = pos.side_to_move();
-    let boards = [
-        pos.pieces(us).0,
-        pos.pieces(us.opponent()).0,
-        pos.holes().0,
-        pos.free().0,
-    ];
+    let boards = encoding::planes(pos);
     for (plane, bits) in out.chunks_exact_mut(64).zip(boards) {
         for (sq, cell) in plane.iter_mut().enumerate() {
             *cell = ((bits >> sq) & 1) as f32;

@@ -10,6 +10,7 @@
 //! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`, `eval=` |
 //! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `threads=`, `weights=` |
 //! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `threads=`, `net=`     |
+//! | `az`        | PUCT search with a policy-value network  | `net=` (required), `sims=`, `time=`, `c=`, `fpu=`, `nodes=` |
 //!
 //! `threads=N` searches on N threads (lazy SMP on one shared table). With a
 //! node or time budget, `alphabeta` and `nn` hand endgames of few free
@@ -51,6 +52,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod alphabeta;
+pub mod az;
 mod budget;
 pub mod eval;
 mod external;

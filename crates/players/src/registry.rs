@@ -3,6 +3,7 @@
 //! rest of the spec itself ([`FromSpec`]).
 
 use crate::alphabeta::AlphaBeta;
+use crate::az::AlphaZero;
 use crate::eval::Weights;
 use crate::external::ExternalEngine;
 use crate::limits::MAX_THREADS;
@@ -30,16 +31,18 @@ const fn entry<P: FromSpec + Player + 'static>(name: &'static str) -> Entry {
 }
 
 /// Every player, [`PLAYER_NAMES`] first.
-const PLAYERS: [Entry; 6] = [
+const PLAYERS: [Entry; 7] = [
     entry::<RandomPlayer>("random"),
     entry::<MonteCarlo>("mc"),
     entry::<Mcts>("mcts"),
     entry::<AlphaBeta<Weights>>("alphabeta"),
     entry::<AlphaBeta<QuantNet>>("nn"),
+    entry::<AlphaZero>("az"),
     entry::<ExternalEngine>("engine"),
 ];
 
-/// The player names `from_spec` knows (besides `engine:cmd=PROGRAM`, a
+/// The player names `from_spec` knows (besides `az:net=FILE`, a network
+/// trained by `python/examples/alphazero.py`, and `engine:cmd=PROGRAM`, a
 /// program of your own).
 pub const PLAYER_NAMES: [&str; 5] = ["random", "mc", "mcts", "alphabeta", "nn"];
 
@@ -47,8 +50,8 @@ pub const PLAYER_NAMES: [&str; 5] = ["random", "mc", "mcts", "alphabeta", "nn"];
 pub fn from_spec(text: &str) -> Result<Box<dyn Player>, SpecError> {
     let spec = Spec::parse(text.trim())?;
     let Some(entry) = PLAYERS.iter().find(|e| e.name == spec.name()) else {
-        let engine = ["engine:cmd=PROGRAM"];
-        return Err(spec.unknown_player(&[&PLAYER_NAMES[..], &engine].concat()));
+        let others = ["az:net=FILE", "engine:cmd=PROGRAM"];
+        return Err(spec.unknown_player(&[&PLAYER_NAMES[..], &others].concat()));
     };
     spec.allow(&(entry.keys)())?;
     (entry.build)(&spec)

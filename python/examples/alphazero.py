@@ -1,0 +1,406 @@
+"""AlphaZero on a laptop: self-play with the batched search (yolah.search)
+over a vector of games (yolah.vector), a small policy-value network in
+NumPy (yolah.aznet: forward, backward, Adam), a replay buffer read through
+the eight board symmetries, checkpoints that resume, and evaluation games
+of the exported network (the native `az` player) against `mcts` and
+`alphabeta` at fixed budgets, plotted against training time.
+
+    python python/examples/alphazero.py --dir runs/az --hours 2
+    python python/examples/alphazero.py --dir /tmp/az --toy --minutes 0.5   # CI
+
+Everything lives in --dir: checkpoint.npz (network, optimiser, replay
+buffer, counters: run the same command again to resume), nets/ (the
+exported networks, each playable as `az:net=FILE`), log.jsonl (one line an
+evaluation) and strength.png. Training time counts self-play and training,
+not evaluation or checkpoints; it is wall time, and the CPU time of the
+process is logged beside it (the machine may be shared).
+
+Self-play follows AlphaZero with KataGo's playout-cap randomisation: a
+quarter of the moves get a full search (--sims, Dirichlet noise at the
+root) and become training positions; the others get a fast search
+(--fast-sims, no noise) that only moves the game on, so that games, and so
+value targets, come four times faster. The first --sample-plies plies of a
+game are drawn in proportion to the visits, later ones are the most
+visited move. The value target is the result for the side to move.
+"""
+
+import os
+
+# One BLAS thread: the search has its own threads, and the machine may be
+# shared; NumPy's default (every core) thrashes on small matrices.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import signal  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import yolah  # noqa: E402
+from yolah.aznet import Adam, Network, transform  # noqa: E402
+from yolah.search import Search  # noqa: E402
+from yolah.vector import MAX_MOVES, VectorEnv  # noqa: E402
+
+
+class Replay:
+    """The last `capacity` training positions: packed planes, scores, the
+    root's moves and their visit distribution, and the result."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.planes = np.zeros((capacity, 32), np.uint8)
+        self.scores = np.zeros((capacity, 2), np.uint8)
+        self.legal = np.full((capacity, MAX_MOVES), -1, np.int16)
+        self.policy = np.zeros((capacity, MAX_MOVES), np.float16)
+        self.z = np.zeros(capacity, np.int8)
+        self.size = 0
+        self.next = 0
+        self.added = 0
+
+    def add(self, planes, scores, legal, policy, z):
+        for i in range(len(z)):
+            j = self.next
+            self.planes[j] = planes[i]
+            self.scores[j] = scores[i]
+            self.legal[j] = legal[i]
+            self.policy[j] = policy[i]
+            self.z[j] = z[i]
+            self.next = (j + 1) % self.capacity
+            self.size = min(self.size + 1, self.capacity)
+        self.added += len(z)
+
+    def sample(self, rng, n):
+        """A batch under a random symmetry each: (observations, legal,
+        target, z)."""
+        idx = rng.integers(0, self.size, n)
+        planes = np.unpackbits(self.planes[idx], axis=1)[:, :256].reshape(n, 4, 8, 8)
+        planes, legal = transform(planes, self.legal[idx], rng.integers(0, 8, n))
+        obs = {"observation": planes, "scores": self.scores[idx]}
+        return obs, legal.astype(np.int64), self.policy[idx].astype(np.float32), self.z[idx].astype(np.float32)
+
+    def state(self):
+        n = self.size
+        return {
+            "replay_planes": self.planes[:n],
+            "replay_scores": self.scores[:n],
+            "replay_legal": self.legal[:n],
+            "replay_policy": self.policy[:n],
+            "replay_z": self.z[:n],
+            "replay_next": self.next,
+            "replay_added": self.added,
+        }
+
+    def load(self, state):
+        n = len(state["replay_z"])
+        self.planes[:n] = state["replay_planes"]
+        self.scores[:n] = state["replay_scores"]
+        self.legal[:n] = state["replay_legal"]
+        self.policy[:n] = state["replay_policy"]
+        self.z[:n] = state["replay_z"]
+        self.size, self.next, self.added = n, int(state["replay_next"]), int(state["replay_added"])
+
+
+class SelfPlay:
+    """`games` games played at once by the batched search with the
+    current network; finished games go into the replay buffer."""
+
+    def __init__(self, args, seed):
+        n = args.games
+        self.args = args
+        self.env = VectorEnv(n, threads=args.threads, autoreset_mode="SameStep", action_mask=None)
+        self.obs, info = self.env.reset(seed=seed)
+        self.to_play = info["to_play"].copy()
+        self.search = Search(n, threads=args.threads, seed=seed, max_nodes=args.max_nodes)
+        self.rng = np.random.default_rng(seed)
+        self.ply = np.zeros(n, np.int64)
+        # Per game, the positions recorded and the colour to move in each.
+        self.pending = [[] for _ in range(n)]
+        self.pending_colours = [[] for _ in range(n)]
+        self.games = 0
+        self.moves = 0
+        self.results = {"black": 0, "white": 0, "draw": 0}
+
+    def move(self, net, replay):
+        """One move in every game; returns the positions recorded."""
+        a = self.args
+        n = a.games
+        full = self.rng.random(n) < a.full_fraction
+        sims = np.where(full, a.sims, a.fast_sims)
+        temperature = np.where(self.ply < a.sample_plies, 1.0, 0.0)
+        out = self.search.run(self.env, net, sims, temperature=temperature, add_noise=full)
+        planes = np.packbits(self.obs["observation"].reshape(n, 256), axis=1)
+        scores = self.obs["scores"].copy()
+        recorded = 0
+        visits = out.visit_counts.astype(np.float32)
+        policy = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1)
+        for i in np.flatnonzero(full):
+            self.pending[i].append((planes[i], scores[i], out.legal_actions[i].copy(), policy[i].astype(np.float16)))
+            self.pending_colours[i].append(self.to_play[i])
+            recorded += 1
+        self.obs, _, terminated, _, info = self.env.step(out.action)
+        self.to_play = info["to_play"].copy()
+        self.ply += 1
+        self.moves += n
+        for i in np.flatnonzero(terminated):
+            colour_rewards = info["rewards"][i]
+            black = colour_rewards[0]
+            self.results["black" if black > 0 else "white" if black < 0 else "draw"] += 1
+            if self.pending[i]:
+                p, s, legal, pol = zip(*self.pending[i])
+                z = [colour_rewards[c] for c in self.pending_colours[i]]
+                replay.add(np.stack(p), np.stack(s), np.stack(legal), np.stack(pol), np.array(z, np.int8))
+            self.pending[i], self.pending_colours[i] = [], []
+            self.ply[i] = 0
+            self.games += 1
+        return recorded
+
+
+def export(net, directory, name):
+    os.makedirs(os.path.join(directory, "nets"), exist_ok=True)
+    path = os.path.join(directory, "nets", f"{name}.bin")
+    net.save(path + ".tmp")
+    os.replace(path + ".tmp", path)
+    return path
+
+
+def evaluate(path, args, seed):
+    """Matches of the exported network against each opponent, paired
+    openings, as `yolah match` plays them."""
+    results = {}
+    for opponent in args.opponents:
+        r = yolah.play_match(
+            f"az:net={path},sims={args.eval_sims}", opponent, games=args.eval_games, seed=seed, threads=args.threads
+        )
+        results[opponent] = {
+            "score": round(r["a_points"] / r["games"], 4),
+            "wins": r["a_wins"],
+            "draws": r["draws"],
+            "losses": r["b_wins"],
+            "elo": r["elo_diff"],
+            "elo_ci95": r["elo_ci95"],
+        }
+    return results
+
+
+def save_checkpoint(path, net, opt, replay, counters):
+    state = {f"param_{k}": v for k, v in net.params.items()}
+    state.update({f"adam_m_{k}": v for k, v in opt.m.items()})
+    state.update({f"adam_v_{k}": v for k, v in opt.v.items()})
+    state.update(replay.state())
+    state["adam_t"] = opt.t
+    state["counters"] = json.dumps(counters)
+    with open(path + ".tmp", "wb") as f:
+        np.savez(f, **state)
+    os.replace(path + ".tmp", path)
+
+
+def load_checkpoint(path, replay):
+    data = np.load(path)
+    params = {k[len("param_"):]: data[k] for k in data.files if k.startswith("param_")}
+    net = Network(params)
+    opt = Adam(net.params)
+    opt.load_state(
+        {
+            "t": int(data["adam_t"]),
+            "m": {k: data[f"adam_m_{k}"].copy() for k in params},
+            "v": {k: data[f"adam_v_{k}"].copy() for k in params},
+        }
+    )
+    replay.load(data)
+    return net, opt, json.loads(str(data["counters"]))
+
+
+def plot(directory, log):
+    """strength.png: the score against each opponent by training time, and
+    the losses."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    evals = [e for e in log if e.get("eval")]
+    if not evals:
+        return
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    minutes = [e["train_seconds"] / 60 for e in evals]
+    for opponent in evals[-1]["eval"]:
+        scores = [e["eval"].get(opponent, {}).get("score", np.nan) for e in evals]
+        top.plot(minutes, scores, marker="o", label=f"vs {opponent}")
+    top.axhline(0.5, color="grey", lw=0.8, ls=":")
+    top.axhline(0.6, color="grey", lw=0.8, ls="--")
+    top.set_ylim(0, 1)
+    top.set_ylabel("score of az (1 win, ½ draw)")
+    top.set_title(f"az, {evals[-1]['eval_sims']} simulations a move, {evals[-1]['eval_games']} games a point")
+    top.legend(loc="upper left", fontsize=8)
+    bottom.plot(minutes, [e["loss_policy"] for e in evals], label="policy loss")
+    bottom.plot(minutes, [e["loss_value"] for e in evals], label="value loss")
+    bottom.set_xlabel("training time (minutes: self-play and training, wall clock)")
+    bottom.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(directory, "strength.png") + ".tmp.png", dpi=100)
+    os.replace(os.path.join(directory, "strength.png") + ".tmp.png", os.path.join(directory, "strength.png"))
+    plt.close(fig)
+
+
+class Progress:
+    """One line on stderr, rewritten in place."""
+
+    def __init__(self, total):
+        self.total = total
+        self.last = 0.0
+
+    def show(self, done, text, force=False):
+        now = time.monotonic()
+        if not force and now - self.last < 1.0:
+            return
+        self.last = now
+        frac = min(done / self.total, 1.0) if self.total else 1.0
+        bar = "#" * int(30 * frac) + "." * (30 - int(30 * frac))
+        line = f"\r[{bar}] {100 * frac:5.1f}% {done / 60:6.1f}/{self.total / 60:.1f} min {text}"
+        sys.stderr.write(line[:200].ljust(120))
+        sys.stderr.flush()
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dir", default="runs/alphazero", help="run directory (resumed if it has a checkpoint)")
+    p.add_argument("--hours", type=float, default=2.0, help="training time to reach")
+    p.add_argument("--minutes", type=float, help="training time to reach, in minutes (instead of --hours)")
+    p.add_argument("--toy", action="store_true", help="tiny sizes, for CI")
+    p.add_argument("--games", type=int, default=128, help="games played at once")
+    p.add_argument("--sims", type=int, default=160, help="simulations of a full search")
+    p.add_argument("--fast-sims", type=int, default=32, help="simulations of a fast search")
+    p.add_argument("--full-fraction", type=float, default=0.25, help="share of moves with a full search")
+    p.add_argument("--sample-plies", type=int, default=10, help="plies drawn in proportion to the visits")
+    p.add_argument("--max-nodes", type=int, default=1 << 14, help="tree size a game")
+    p.add_argument("--hidden", type=int, default=128)
+    p.add_argument("--rank", type=int, default=8)
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--train-ratio", type=float, default=8.0, help="positions trained on per position recorded")
+    p.add_argument("--buffer", type=int, default=150_000)
+    p.add_argument("--min-buffer", type=int, default=4096)
+    p.add_argument("--eval-every", type=float, default=10.0, help="minutes of training between evaluations")
+    p.add_argument("--eval-games", type=int, default=40)
+    p.add_argument("--eval-sims", type=int, default=200)
+    p.add_argument("--opponents", default="mcts:iterations=2000;mcts:iterations=20000;alphabeta:depth=2",
+                   help="';'-separated player specs")
+    p.add_argument("--checkpoint-every", type=float, default=5.0, help="minutes")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    if args.toy:
+        args.games, args.sims, args.fast_sims, args.hidden, args.rank = 16, 16, 4, 32, 2
+        args.batch, args.buffer, args.min_buffer, args.eval_games, args.eval_sims = 64, 20_000, 256, 2, 16
+        args.eval_every, args.checkpoint_every = 0.25, 0.25
+        args.opponents = "mcts:iterations=200;alphabeta:depth=1"
+    args.opponents = [o.strip() for o in args.opponents.split(";") if o.strip()]
+    budget = args.minutes * 60 if args.minutes is not None else args.hours * 3600
+    args.budget = budget
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    os.makedirs(args.dir, exist_ok=True)
+    checkpoint = os.path.join(args.dir, "checkpoint.npz")
+    log_path = os.path.join(args.dir, "log.jsonl")
+    replay = Replay(args.buffer)
+    if os.path.exists(checkpoint):
+        net, opt, counters = load_checkpoint(checkpoint, replay)
+        print(f"resuming {args.dir}: {counters['train_seconds'] / 60:.1f} min trained, "
+              f"{counters['games']} games, {replay.added} positions", file=sys.stderr)
+    else:
+        net = Network.init(args.hidden, args.hidden, args.rank, seed=args.seed)
+        opt = Adam(net.params, lr=args.lr)
+        counters = {"train_seconds": 0.0, "cpu_seconds": 0.0, "games": 0, "steps": 0, "evals": 0,
+                    "session": 0, "next_eval": 0.0, "trained": 0.0}
+    opt.lr = args.lr
+    counters["session"] += 1
+    log = []
+    if os.path.exists(log_path):
+        with open(log_path) as f:
+            log = [json.loads(line) for line in f if line.strip()]
+    # A new session plays new games: its seed differs from the last one's.
+    selfplay = SelfPlay(args, seed=args.seed * 1000 + counters["session"])
+    rng = np.random.default_rng(args.seed * 7919 + counters["session"])
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    progress = Progress(args.budget)
+    losses = []
+    last_checkpoint = time.monotonic()
+    games_before = counters["games"]
+
+    def save():
+        counters["games"] = games_before + selfplay.games
+        save_checkpoint(checkpoint, net, opt, replay, counters)
+
+    def run_eval():
+        path = export(net, args.dir, f"net-{counters['evals']:03d}")
+        recent = losses[-200:] or [{"policy": float("nan"), "value": float("nan")}]
+        entry = {
+            "train_seconds": round(counters["train_seconds"], 1),
+            "cpu_seconds": round(counters["cpu_seconds"], 1),
+            "games": games_before + selfplay.games,
+            "positions": replay.added,
+            "steps": counters["steps"],
+            "net": os.path.relpath(path, args.dir),
+            "loss_policy": float(np.mean([x["policy"] for x in recent])),
+            "loss_value": float(np.mean([x["value"] for x in recent])),
+            "eval_sims": args.eval_sims,
+            "eval_games": args.eval_games,
+            "eval": evaluate(path, args, seed=counters["evals"]),
+        }
+        counters["evals"] += 1
+        log.append(entry)
+        with open(log_path, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+        plot(args.dir, log)
+        return entry
+
+    last_eval = log[-1]["eval"] if log else {}
+    try:
+        while counters["train_seconds"] < args.budget and not stop["now"]:
+            wall, cpu = time.perf_counter(), time.process_time()
+            recorded = selfplay.move(net, replay)
+            if replay.size >= args.min_buffer:
+                counters["trained"] += recorded * args.train_ratio / args.batch
+                while counters["trained"] >= 1:
+                    counters["trained"] -= 1
+                    obs, legal, target, z = replay.sample(rng, args.batch)
+                    loss, grads = net.loss_and_gradients(obs, legal, target, z)
+                    opt.step(net.params, grads)
+                    counters["steps"] += 1
+                    losses.append(loss)
+            counters["train_seconds"] += time.perf_counter() - wall
+            counters["cpu_seconds"] += time.process_time() - cpu
+            recent = losses[-50:]
+            text = (f"games {games_before + selfplay.games} pos {replay.added} steps {counters['steps']}"
+                    + (f" loss p {np.mean([x['policy'] for x in recent]):.2f} v {np.mean([x['value'] for x in recent]):.3f}" if recent else "")
+                    + "".join(f" | {o.split(':')[0]}{o.split('=')[-1] if '=' in o else ''} {r['score']:.2f}" for o, r in last_eval.items()))
+            progress.show(counters["train_seconds"], text)
+            if counters["train_seconds"] >= counters["next_eval"]:
+                counters["next_eval"] = counters["train_seconds"] + args.eval_every * 60
+                progress.show(counters["train_seconds"], text + " | evaluating…", force=True)
+                last_eval = run_eval()["eval"]
+            if time.monotonic() - last_checkpoint > args.checkpoint_every * 60:
+                save()
+                last_checkpoint = time.monotonic()
+    except KeyboardInterrupt:
+        pass
+    save()
+    if counters["train_seconds"] >= args.budget and (not log or log[-1]["steps"] != counters["steps"]):
+        last_eval = run_eval()["eval"]
+    export(net, args.dir, "last")
+    sys.stderr.write("\n")
+    print(json.dumps({"train_minutes": round(counters["train_seconds"] / 60, 2),
+                      "cpu_minutes": round(counters["cpu_seconds"] / 60, 2),
+                      "games": games_before + selfplay.games, "positions": replay.added,
+                      "steps": counters["steps"], "eval": last_eval}))
+
+
+if __name__ == "__main__":
+    main()
