@@ -24,7 +24,7 @@
 //! a run repeats for a seed whatever the threads.
 
 use crate::encode::Rows;
-use crate::game::YolahError;
+use crate::errors::YolahError;
 use crate::vector::VectorGames;
 use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,

@@ -17,7 +17,8 @@
 //! (a finished game must be reset by the caller).
 
 use crate::encode::{Forms, Rows, PACKED_MASK_BYTES};
-use crate::game::{IllegalMoveError, PyPosition, YolahError};
+use crate::errors::{IllegalMoveError, YolahError};
+use crate::game::PyPosition;
 use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1,
     PyReadwriteArray2, PyReadwriteArray4,

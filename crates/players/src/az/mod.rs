@@ -23,7 +23,6 @@ pub mod noise;
 pub mod tree;
 
 use crate::budget::{Budget, Clock};
-use crate::nn::NetError;
 use crate::player::{Analysis, Player, Search};
 use crate::score::Score;
 use crate::spec::{FromSpec, Spec, SpecError};
@@ -66,11 +65,8 @@ impl FromSpec for AlphaZero {
                 "az needs net=FILE, a network exported by python/examples/alphazero.py",
             )
         })?;
-        let net = AzNet::load(path).map_err(|e| SpecError::Net {
-            spec: spec.text().to_string(),
-            path: path.to_string(),
-            error: Box::new(NetError(e.to_string())),
-        })?;
+        let net = AzNet::load(path)
+            .map_err(|e| spec.bad_value("net", path, &format!("cannot be used: {e}")))?;
         let budget = spec.budget("sims", Budget::Count(DEFAULT_SIMULATIONS))?;
         let defaults = Puct::default();
         let puct = Puct {
