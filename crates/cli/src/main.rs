@@ -50,7 +50,7 @@ enum Command {
     #[command(about = train::ABOUT)]
     Train(train::TrainArgs),
     #[command(about = serve::ABOUT)]
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     #[command(about = engine::ABOUT)]
     Engine(engine::EngineArgs),
     #[command(about = analyse::ABOUT)]

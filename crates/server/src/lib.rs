@@ -22,13 +22,16 @@ mod clock;
 mod host;
 mod hub;
 mod limits;
+mod names;
 mod net;
+mod page;
 mod protocol;
 mod routes;
 mod search;
 mod store;
 mod ws;
 
+pub use clock::TimeControl;
 pub use limits::Limits;
 pub use store::{LockError, StoreError};
 
@@ -42,23 +45,55 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use ws::{Handle, Outgoing};
 
-/// The page, served at `/`.
-pub const PAGE: &str = include_str!("page.html");
-
-/// Computer players a page may choose from, unless the server is told others.
-pub const DEFAULT_PLAYERS: [&str; 5] = [
-    "random",
-    "mc:time=500ms",
-    "mcts:time=500ms",
-    "alphabeta:time=500ms",
-    "alphabeta:time=2s",
+/// The computer levels a page may choose from, unless the server is told
+/// other players: a name for people and the spec it plays, weakest first,
+/// our strongest player (`nn`) at the top.
+pub const DEFAULT_LEVELS: [(&str, &str); 6] = [
+    ("Beginner", "random"),
+    ("Casual", "mc:time=500ms"),
+    ("Club", "mcts:time=500ms"),
+    ("Strong", "alphabeta:time=500ms"),
+    ("Expert", "alphabeta:time=2s"),
+    ("Strongest", "nn:time=2s"),
 ];
+
+/// The player that analyses positions, unless the server is told another
+/// (its budget is `Limits::analysis_time`).
+pub const DEFAULT_ANALYSIS: &str = "nn";
+
+/// The specs of [`DEFAULT_LEVELS`].
+pub fn default_players() -> Vec<String> {
+    DEFAULT_LEVELS
+        .iter()
+        .map(|(_, spec)| spec.to_string())
+        .collect()
+}
+
+/// The levels of `players` (weakest first): a spec of [`DEFAULT_LEVELS`]
+/// keeps its name; any other is `Level N`, by its place in the list.
+pub(crate) fn levels(players: &[String]) -> Vec<protocol::Level> {
+    players
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| protocol::Level {
+            name: DEFAULT_LEVELS
+                .iter()
+                .find(|(_, s)| s == spec)
+                .map_or_else(|| format!("Level {}", i + 1), |(name, _)| name.to_string()),
+            spec: spec.clone(),
+        })
+        .collect()
+}
 
 /// How the server runs.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The computer players offered.
+    /// The computer players offered, weakest first.
     pub players: Vec<String>,
+    /// The time controls a game may have (besides none).
+    pub clocks: Vec<TimeControl>,
+    /// The player that analyses positions.
+    pub analysis: String,
     /// The database file, or `:memory:`.
     pub db: String,
     /// Origins other than the server's own that may open `/ws`, such as
@@ -74,7 +109,12 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            players: DEFAULT_PLAYERS.iter().map(|s| s.to_string()).collect(),
+            players: default_players(),
+            clocks: clock::DEFAULT_CLOCKS
+                .iter()
+                .map(|c| TimeControl::parse(c).expect("the default clocks read"))
+                .collect(),
+            analysis: DEFAULT_ANALYSIS.to_string(),
             db: ":memory:".into(),
             allowed_origins: Vec::new(),
             public_hosts: Vec::new(),
@@ -100,6 +140,8 @@ pub(crate) struct Shared {
     rearm: tokio::sync::Notify,
     /// The archive's connections to the database.
     reader: Arc<store::Reader>,
+    /// Signs and checks the name cookies.
+    signer: names::Signer,
 }
 
 impl Shared {
@@ -173,6 +215,7 @@ pub async fn serve(
 pub struct Server {
     config: Config,
     store: store::Store,
+    signer: names::Signer,
 }
 
 impl Server {
@@ -181,7 +224,12 @@ impl Server {
     /// far enough: a server out of descriptors can accept nobody, not even
     /// to refuse them).
     pub fn open(mut config: Config) -> Result<Server, StoreError> {
-        let store = store::Store::open(&config.db)?;
+        let mut store = store::Store::open(&config.db)?;
+        let signer = names::Signer::new(store.secret("name cookies", || {
+            let mut key = vec![0u8; 32];
+            getrandom::fill(&mut key).expect("the operating system provides random bytes");
+            key
+        })?);
         if let Some(files) = net::raise_descriptor_limit() {
             let room = files.saturating_sub(net::RESERVED_DESCRIPTORS).max(1) as usize;
             if config.limits.max_connections > room {
@@ -193,7 +241,11 @@ impl Server {
                 config.limits.max_connections = room;
             }
         }
-        Ok(Server { config, store })
+        Ok(Server {
+            config,
+            store,
+            signer,
+        })
     }
 
     /// The bounds in force (the connection cap may be lower than asked).
@@ -210,8 +262,12 @@ impl Server {
         listener: TcpListener,
         shutdown: impl std::future::Future<Output = ()>,
     ) -> Result<(), StoreError> {
-        let Server { config, store } = self;
-        run(listener, config, store, shutdown).await
+        let Server {
+            config,
+            store,
+            signer,
+        } = self;
+        run(listener, config, store, signer, shutdown).await
     }
 }
 
@@ -222,6 +278,7 @@ async fn run(
     listener: TcpListener,
     config: Config,
     store: store::Store,
+    signer: names::Signer,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), StoreError> {
     let limits = config.limits.clone();
@@ -229,7 +286,12 @@ async fn run(
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
     let shared = Arc::new(Shared {
         hub: Mutex::new(Hub::new(
-            config.players.clone(),
+            hub::Offer {
+                levels: levels(&config.players),
+                clocks: config.clocks.clone(),
+                analysis: config.analysis.clone(),
+                analysis_time: limits.analysis_time,
+            },
             Box::new(random_key),
             store,
             limits.clone(),
@@ -245,11 +307,12 @@ async fn run(
         messages_sent: AtomicU64::new(0),
         rearm: tokio::sync::Notify::new(),
         reader,
+        signer,
     });
     let weak: Weak<Shared> = Arc::downgrade(&shared);
     let on_done = Arc::new(move |job: &Job, outcome| {
         if let Some(shared) = weak.upgrade() {
-            let out = shared.hub().finish_search(job, outcome);
+            let out = shared.hub().finish_job(job, outcome);
             shared.dispatch(out);
         }
     });
@@ -279,7 +342,21 @@ async fn run(
         })
     };
 
-    // The hub's own appointments (moves to save again), each on time.
+    // The lobby: once a second, to those who listen, if it changed.
+    let lobby = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tick.tick().await;
+                let out = shared.hub().lobby_tick();
+                shared.dispatch(out);
+            }
+        })
+    };
+
+    // The hub's own appointments (moves to save again, flags), each on
+    // time.
     let waker = {
         let shared = Arc::clone(&shared);
         tokio::spawn(async move {
@@ -323,6 +400,7 @@ async fn run(
     }
     sweeper.abort();
     waker.abort();
+    lobby.abort();
     // Stop the searches and the workers.
     let pool = shared
         .pool

@@ -48,6 +48,14 @@ pub struct Limits {
     /// How long a finished game, or an unfinished one nobody is seated at,
     /// stays in memory (it stays in the database).
     pub retention: Duration,
+    /// Open challenges in the lobby in all.
+    pub max_seeks: usize,
+    /// Open challenges from one client address.
+    pub max_seeks_per_addr: usize,
+    /// Analyses queued or running in all (each connection has one at most).
+    pub max_analyses: usize,
+    /// The engine's time on one analysed position.
+    pub analysis_time: Duration,
     /// Messages per second one connection may send on average.
     pub messages_per_second: f64,
     /// Messages one connection may send in a burst.
@@ -78,6 +86,10 @@ impl Limits {
             ping_interval: Duration::from_secs(20),
             idle_timeout: Duration::from_secs(60),
             retention: Duration::from_secs(600),
+            max_seeks: 200,
+            max_seeks_per_addr: 3,
+            max_analyses: 16,
+            analysis_time: Duration::from_secs(1),
             messages_per_second: 20.0,
             message_burst: 40.0,
         }

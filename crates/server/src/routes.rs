@@ -1,10 +1,11 @@
-//! The HTTP routes: the page, the WebSocket, the archive (`archive`), the
-//! counters; and who may open a game connection.
+//! The HTTP routes: the page and its files (`page`), the WebSocket, names
+//! (`names`), the archive (`archive`), the live list, the counters; and who
+//! may open a game connection.
 
 use crate::search::Pool;
-use crate::{archive, host, net, ws, Shared, PAGE};
+use crate::{archive, host, names, net, page, ws, Shared};
 use axum::extract::ws::WebSocketUpgrade;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -15,7 +16,12 @@ use std::sync::{Arc, PoisonError};
 /// Every route, served with `shared`.
 pub fn router(shared: Arc<Shared>) -> Router {
     Router::new()
-        .route("/", get(page))
+        .route("/", get(page::html))
+        .route("/page.js", get(page::script))
+        .route("/favicon.svg", get(page::favicon_svg))
+        .route("/favicon.ico", get(page::favicon_ico))
+        .route("/name", axum::routing::post(names::set))
+        .route("/live", get(live))
         .route("/record", get(archive::record))
         .route("/games", get(archive::list))
         .route("/games/{id}", get(archive::game_record))
@@ -48,14 +54,32 @@ async fn stats(State(shared): State<Arc<Shared>>) -> Response {
     .into_response()
 }
 
-async fn page() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], PAGE)
+/// Games being played a page at most.
+const MAX_LIVE_PAGE: usize = 50;
+
+/// `GET /live?offset=N&limit=M`: the games being played, newest first.
+async fn live(
+    State(shared): State<Arc<Shared>>,
+    Query(q): Query<std::collections::HashMap<String, String>>,
+) -> Response {
+    let number = |k: &str, default: usize| match q.get(k) {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<usize>()
+            .map_err(|_| format!("{k}= must be a number, not {v:?}\n")),
+    };
+    let (offset, limit) = match (number("offset", 0), number("limit", 20)) {
+        (Ok(o), Ok(l)) => (o, l.clamp(1, MAX_LIVE_PAGE)),
+        (Err(e), _) | (_, Err(e)) => return (StatusCode::BAD_REQUEST, e).into_response(),
+    };
+    let (games, total) = shared.hub().live(offset, limit);
+    Json(serde_json::json!({ "games": games, "total": total })).into_response()
 }
 
 /// Whether a WebSocket may be opened from the page at `Origin`: the
 /// server's own origin (same host as the request's `Host`), one allowed by
 /// `--allow-origin`, or no `Origin` at all (not a browser).
-fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+pub(crate) fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return true;
     };
@@ -89,6 +113,7 @@ async fn websocket(
         )
             .into_response();
     }
+    let name = shared.signer.name_in(&headers);
     let limits = &shared.limits;
     // Buffers sized to the messages: tungstenite's defaults (128 KiB each,
     // the read buffer zero-filled at once) would cost every idle connection
@@ -98,7 +123,7 @@ async fn websocket(
         .read_buffer_size(limits.max_message_bytes + ws::FRAME_HEADER_BYTES)
         .write_buffer_size(limits.max_message_bytes)
         .max_write_buffer_size(limits.max_write_buffer)
-        .on_upgrade(move |socket| ws::connection(socket, shared, peer))
+        .on_upgrade(move |socket| ws::connection(socket, shared, peer, name))
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! The computer players' searches: a fixed pool of worker threads and one
 //! queue, so that however many games wait for a computer move, the server
-//! runs at most `threads` searches at once. The queue is shared fairly
-//! between client addresses: a worker takes the oldest job of the next
-//! address in turn, so one address with twenty slow games waiting makes
-//! another person wait for one search at most, not twenty.
+//! runs at most `threads` searches at once. The queue ([`queue`]) is shared
+//! fairly between client addresses: a worker takes the oldest job of the
+//! next address in turn, so one address with twenty slow games waiting
+//! makes another person wait for one search at most, not twenty. Game moves
+//! go before analyses, and analyses take half the threads at most.
 //!
 //! Players live in the workers, not in the games: each worker keeps one
 //! player per spec it has been asked for (created on first use, its tables
@@ -16,33 +17,107 @@
 //! returns within milliseconds. A panic inside a search is caught here; that
 //! job reports a failure and the worker goes on with the next one.
 
-use std::collections::{HashMap, VecDeque};
+mod queue;
+
+use queue::Queue;
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::Duration;
 use yolah::{Move, Position};
-use yolah_players::{from_spec, Player, Stop};
+use yolah_players::solve::{self, Solver};
+use yolah_players::{from_spec, Budget, GameClock, Player, Stop};
 
-/// A computer move to search.
+/// Time a computer keeps in hand for the move to reach the server and its
+/// players when it spends its clock.
+const MOVE_OVERHEAD: Duration = Duration::from_millis(50);
+/// Free squares at most for an analysis to ask the exact solver as well.
+const SOLVE_FREE_SQUARES: u32 = 18;
+
+/// What a search is for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// A computer's move in a game.
+    Move {
+        /// The game.
+        game: u64,
+    },
+    /// An analysis a connection asked for.
+    Analysis {
+        /// The connection.
+        conn: u64,
+        /// Its request's number.
+        serial: u64,
+        /// The position as it was sent.
+        position: String,
+    },
+}
+
+/// A search to run.
 #[derive(Clone, Debug)]
 pub struct Job {
-    /// The game.
-    pub game: u64,
+    /// What it is for.
+    pub target: Target,
     /// The position to search.
     pub pos: Position,
     /// The player's spec.
     pub spec: String,
-    /// Raised when the move is no longer wanted.
+    /// Raised when the search is no longer wanted.
     pub stop: Stop,
-    /// Whose turn in the queue it takes: the address that created the game.
+    /// Whose turn in the queue it takes: the address that created the game
+    /// (or asked for the analysis).
     pub owner: String,
+    /// The game's clock, if it has one: the player spends its share of it.
+    pub clock: Option<GameClock>,
+    /// The time to search instead of the player's own budget.
+    pub budget: Option<Duration>,
+}
+
+impl Job {
+    /// Which game its player last played, for `new_game`: each game its
+    /// own, every analysis one (so that stepping through a game reuses
+    /// what was found).
+    fn session(&self) -> u64 {
+        match self.target {
+            Target::Move { game } => game,
+            Target::Analysis { .. } => u64::MAX,
+        }
+    }
+
+    /// The search's budget: the job's, or the clock's share, or the
+    /// player's own.
+    fn budget(&self) -> Option<Budget> {
+        if let Some(t) = self.budget {
+            return Some(Budget::Time(t));
+        }
+        let clock = self.clock?;
+        let side = self.pos.side_to_move() as usize;
+        Some(Budget::Time(GameClock::time_for_move(
+            clock.remaining[side],
+            clock.increment[side],
+            MOVE_OVERHEAD,
+        )))
+    }
+}
+
+/// What an analysis found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The search's answer.
+    pub analysis: yolah_players::Analysis,
+    /// The exact final margin for the side to move, when the solver proved
+    /// it within the budget.
+    pub solved_margin: Option<i32>,
 }
 
 /// What became of a job.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     /// The move the player chose.
     Move(Move),
+    /// What an analysis found.
+    Analysed(Box<Report>),
     /// The search panicked or the player could not be made: why.
     Failed(String),
     /// The job was stopped before it ran.
@@ -60,48 +135,6 @@ pub fn make_player(spec: &str) -> Result<Box<dyn Player>, String> {
     from_spec(spec).map_err(|e| e.to_string())
 }
 
-/// Jobs waiting, by address, and the addresses in the order they are
-/// served (each address with jobs appears once).
-#[derive(Default)]
-struct Queue {
-    jobs: HashMap<String, VecDeque<Job>>,
-    turns: VecDeque<String>,
-    len: usize,
-    closed: bool,
-}
-
-impl Queue {
-    fn push(&mut self, job: Job) {
-        let waiting = self.jobs.entry(job.owner.clone()).or_default();
-        if waiting.is_empty() {
-            self.turns.push_back(job.owner.clone());
-        }
-        waiting.push_back(job);
-        self.len += 1;
-    }
-
-    /// The oldest job of the address whose turn it is; the address goes to
-    /// the back of the line if it has more.
-    fn pop(&mut self) -> Option<Job> {
-        let owner = self.turns.pop_front()?;
-        let waiting = self.jobs.get_mut(&owner)?;
-        let job = waiting.pop_front()?;
-        if waiting.is_empty() {
-            self.jobs.remove(&owner);
-        } else {
-            self.turns.push_back(owner);
-        }
-        self.len -= 1;
-        Some(job)
-    }
-
-    fn drain(&mut self) -> impl Iterator<Item = Job> + '_ {
-        self.turns.clear();
-        self.len = 0;
-        self.jobs.drain().flat_map(|(_, jobs)| jobs)
-    }
-}
-
 struct Shared {
     queue: Mutex<Queue>,
     ready: Condvar,
@@ -115,10 +148,11 @@ pub struct Pool {
 
 impl Pool {
     /// Starts `threads` workers (at least one) that make players with
-    /// `make` and report to `on_done`.
+    /// `make` and report to `on_done`; analyses take half of them at most
+    /// (one at least).
     pub fn new(threads: usize, make: Arc<MakePlayer>, on_done: Arc<OnDone>) -> Pool {
         let shared = Arc::new(Shared {
-            queue: Mutex::new(Queue::default()),
+            queue: Mutex::new(Queue::new(threads / 2)),
             ready: Condvar::new(),
         });
         let workers = (0..threads.max(1))
@@ -136,7 +170,8 @@ impl Pool {
     }
 
     /// Queues a job. The queue needs no bound of its own: the hub asks for
-    /// at most one search per game, and the games are bounded.
+    /// at most one search per game and one analysis per connection, and
+    /// both are bounded.
     pub fn submit(&self, job: Job) {
         let mut q = self
             .shared
@@ -154,7 +189,7 @@ impl Pool {
             .queue
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        q.len
+        q.len()
     }
 }
 
@@ -180,13 +215,27 @@ impl Drop for Pool {
     }
 }
 
+/// A worker's players: one per spec, with the session each last played;
+/// and the solver, made for the first analysis that needs it.
+#[derive(Default)]
+struct Players {
+    by_spec: HashMap<String, (Box<dyn Player>, u64)>,
+    solver: Option<Solver>,
+}
+
 /// A worker: take jobs until the pool closes.
 fn work(shared: &Shared, make: &MakePlayer, on_done: &OnDone) {
-    // One player per spec; the game each last played.
-    let mut players: HashMap<String, (Box<dyn Player>, u64)> = HashMap::new();
+    let mut players = Players::default();
+    let mut finished: Option<Job> = None;
     loop {
         let job = {
             let mut q = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(done) = finished.take() {
+                q.done(&done);
+                // A slot may have freed: another worker may take an
+                // analysis now.
+                shared.ready.notify_one();
+            }
             loop {
                 if q.closed {
                     return;
@@ -199,43 +248,46 @@ fn work(shared: &Shared, make: &MakePlayer, on_done: &OnDone) {
         };
         let outcome = run(&mut players, make, &job);
         on_done(&job, outcome);
+        finished = Some(job);
     }
 }
 
-fn run(
-    players: &mut HashMap<String, (Box<dyn Player>, u64)>,
-    make: &MakePlayer,
-    job: &Job,
-) -> Outcome {
+fn run(players: &mut Players, make: &MakePlayer, job: &Job) -> Outcome {
     if job.stop.is_requested() {
         return Outcome::Cancelled;
     }
-    if !players.contains_key(&job.spec) {
+    if !players.by_spec.contains_key(&job.spec) {
         match catch_unwind(AssertUnwindSafe(|| make(&job.spec))) {
             Ok(Ok(p)) => {
-                players.insert(job.spec.clone(), (p, job.game));
+                players.by_spec.insert(job.spec.clone(), (p, job.session()));
             }
             Ok(Err(e)) => return Outcome::Failed(e),
             Err(_) => return Outcome::Failed(format!("making {} failed", job.spec)),
         }
     }
-    let (player, last_game) = players.get_mut(&job.spec).expect("inserted above");
-    if *last_game != job.game {
+    let (player, last) = players.by_spec.get_mut(&job.spec).expect("inserted above");
+    if *last != job.session() {
         player.new_game();
-        *last_game = job.game;
+        *last = job.session();
     }
     let searched = catch_unwind(AssertUnwindSafe(|| {
-        player.try_search(&job.pos, yolah_players::Search::new(&job.stop))
+        let mut search = yolah_players::Search::new(&job.stop);
+        search.budget = job.budget();
+        search.clock = job.clock;
+        player.try_search(&job.pos, search)
     }));
     match searched {
         // Stopped early: the move is no longer wanted.
         Ok(_) if job.stop.is_requested() => Outcome::Cancelled,
-        Ok(Ok(a)) => Outcome::Move(a.best_move),
+        Ok(Ok(a)) => match job.target {
+            Target::Move { .. } => Outcome::Move(a.best_move),
+            Target::Analysis { .. } => Outcome::Analysed(Box::new(solved(players, job, a))),
+        },
         // An external engine that broke down: the hub plays for it.
         Ok(Err(forfeit)) => Outcome::Failed(format!("{}: {forfeit}", job.spec)),
         Err(panic) => {
             // The player may be half-updated: make a new one next time.
-            players.remove(&job.spec);
+            players.by_spec.remove(&job.spec);
             let why = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -246,8 +298,37 @@ fn run(
     }
 }
 
+/// An analysis's report: the search's answer and, in an endgame of few
+/// free squares, the exact margin if the solver proves it within the same
+/// budget (its line replaces the search's).
+fn solved(players: &mut Players, job: &Job, mut analysis: yolah_players::Analysis) -> Report {
+    let mut solved_margin = None;
+    if job.pos.free().count() <= SOLVE_FREE_SQUARES {
+        let solver = players.solver.get_or_insert_with(Solver::new);
+        let limits = solve::Limits {
+            nodes: None,
+            time: job.budget,
+        };
+        let found = catch_unwind(AssertUnwindSafe(|| {
+            solver.solve_within(&job.pos, limits, &job.stop)
+        }));
+        match found {
+            Ok(Some(solution)) => {
+                solved_margin = Some(solution.margin);
+                analysis.pv = solution.pv;
+            }
+            Ok(None) => {}
+            Err(_) => players.solver = None,
+        }
+    }
+    Report {
+        analysis,
+        solved_margin,
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::sync::mpsc;
     use std::time::Duration;
@@ -256,7 +337,11 @@ mod tests {
         let (tx, rx) = mpsc::channel();
         let tx = Mutex::new(tx);
         let on_done = Arc::new(move |job: &Job, o: Outcome| {
-            let _ = tx.lock().unwrap().send((job.game, o));
+            let game = match job.target {
+                Target::Move { game } => game,
+                Target::Analysis { conn, .. } => conn,
+            };
+            let _ = tx.lock().unwrap().send((game, o));
         });
         (Pool::new(threads, make, on_done), rx)
     }
@@ -320,33 +405,17 @@ mod tests {
         assert!(matches!(outcome, Outcome::Move(_)));
     }
 
-    fn job(game: u64, spec: &str) -> Job {
+    /// A job for a move in game `game` by `spec`, from the start.
+    pub(super) fn job(game: u64, spec: &str) -> Job {
         Job {
-            game,
+            target: Target::Move { game },
             pos: Position::START,
             spec: spec.into(),
             stop: Stop::new(),
             owner: "127.0.0.1".into(),
+            clock: None,
+            budget: None,
         }
-    }
-
-    #[test]
-    fn addresses_take_turns_in_the_queue() {
-        let mut q = Queue::default();
-        let from = |game, owner: &str| Job {
-            owner: owner.into(),
-            ..job(game, "random")
-        };
-        for g in 1..=3 {
-            q.push(from(g, "hog"));
-        }
-        q.push(from(10, "other"));
-        q.push(from(4, "hog"));
-        q.push(from(11, "other"));
-        q.push(from(20, "third"));
-        let order: Vec<u64> = std::iter::from_fn(|| q.pop()).map(|j| j.game).collect();
-        assert_eq!(order, [1, 10, 20, 2, 11, 3, 4]);
-        assert_eq!(q.len, 0);
     }
 
     #[test]
@@ -390,5 +459,48 @@ mod tests {
         pool.submit(job(2, "random"));
         let (_, outcome) = rx.recv_timeout(Duration::from_secs(30)).unwrap();
         assert!(matches!(outcome, Outcome::Move(_)));
+    }
+
+    #[test]
+    fn an_analysis_reports_a_line_and_solves_an_endgame() {
+        let (pool, rx) = pool(1);
+        let endgame: Position =
+            "xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxxxxx/xxxxbwbw/bwbw4 b 40 12 52"
+                .parse()
+                .unwrap();
+        pool.submit(Job {
+            target: Target::Analysis {
+                conn: 9,
+                serial: 1,
+                position: endgame.to_text(),
+            },
+            pos: endgame,
+            budget: Some(Duration::from_millis(200)),
+            ..job(0, "alphabeta:depth=3")
+        });
+        let (conn, outcome) = rx.recv_timeout(Duration::from_secs(60)).unwrap();
+        assert_eq!(conn, 9);
+        let Outcome::Analysed(report) = outcome else {
+            panic!("{outcome:?}")
+        };
+        assert!(report.solved_margin.is_some(), "{report:?}");
+        assert!(!report.analysis.pv.is_empty());
+    }
+
+    #[test]
+    fn a_timed_game_spends_a_share_of_its_clock() {
+        let clocked = Job {
+            clock: Some(GameClock {
+                remaining: [Duration::from_secs(20), Duration::from_secs(60)],
+                increment: [Duration::from_secs(2); 2],
+            }),
+            ..job(1, "alphabeta:time=60s")
+        };
+        assert_eq!(
+            clocked.budget(),
+            Some(Budget::Time(Duration::from_millis(2500))),
+            "a twentieth of Black's 20 s and three quarters of 2 s"
+        );
+        assert_eq!(job(1, "random").budget(), None, "the player's own");
     }
 }

@@ -406,6 +406,61 @@ impl Store {
         Ok(())
     }
 
+    /// Ends game `id`, which has `plies` moves, without a move (a
+    /// resignation, a flag, a draw agreed).
+    pub fn end_game(
+        &mut self,
+        id: u64,
+        plies: usize,
+        ending: Ending<'_>,
+    ) -> Result<(), StoreError> {
+        self.add_moves(id, plies, &[], Some(ending))
+    }
+
+    /// Gives seat `color` of game `id` a display name.
+    pub fn set_name(
+        &mut self,
+        id: u64,
+        color: Color,
+        name: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let column = match color {
+            Color::Black => "black_name",
+            Color::White => "white_name",
+        };
+        self.db.execute(
+            &format!("UPDATE games SET {column} = ?1 WHERE id = ?2"),
+            params![name, id as i64],
+        )?;
+        Ok(())
+    }
+
+    /// The secret called `name`, made with `make` and kept the first time
+    /// it is asked for.
+    pub fn secret(
+        &mut self,
+        name: &str,
+        make: impl FnOnce() -> Vec<u8>,
+    ) -> Result<Vec<u8>, StoreError> {
+        let found: Option<Vec<u8>> = self
+            .db
+            .query_row(
+                "SELECT value FROM secrets WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(value) = found {
+            return Ok(value);
+        }
+        let value = make();
+        self.db.execute(
+            "INSERT INTO secrets (name, value) VALUES (?1, ?2)",
+            params![name, &value],
+        )?;
+        Ok(value)
+    }
+
     /// Games created by `owner` since `since` (seconds since 1970).
     pub fn created_since(&self, owner: &str, since: u64) -> Result<u64, StoreError> {
         let n: i64 = self.db.query_row(

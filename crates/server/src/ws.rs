@@ -67,8 +67,9 @@ fn close_for(error: &axum::Error) -> Option<CloseFrame> {
     }
 }
 
-/// Serves one upgraded connection until it ends.
-pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
+/// Serves one upgraded connection until it ends; `name` is its person's
+/// display name, from their cookie.
+pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer, name: Option<String>) {
     let limits = shared.limits.clone();
     let write_timeout = limits.write_timeout;
     let id: ConnId = shared.next_conn.fetch_add(1, Ordering::Relaxed);
@@ -110,7 +111,7 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
             }
         }
     });
-    let hello = shared.hub().connect(id, &peer.addr.ip().to_string());
+    let hello = shared.hub().connect(id, &peer.addr.ip().to_string(), name);
     shared.dispatch(hello);
 
     let mut shutdown = shared.shutdown.subscribe();
@@ -165,6 +166,8 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer) {
                 match message {
                     Message::Text(text) => {
                         let out = shared.hub().handle(id, text.as_str());
+                        // What the message cost beyond one (an analysis).
+                        tokens -= f64::from(out.cost);
                         shared.dispatch(out);
                     }
                     Message::Binary(_) => shared.send(id, ServerMessage::Error {

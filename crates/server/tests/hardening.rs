@@ -29,9 +29,8 @@ async fn start(limits: Limits, db: &str) -> Server {
     let config = Config {
         players: vec!["random".into()],
         db: db.into(),
-        allowed_origins: Vec::new(),
-        public_hosts: Vec::new(),
         limits,
+        ..Config::default()
     };
     let task = tokio::spawn(yolah_server::serve(listener, config, async {
         let _ = rx.await;

@@ -25,10 +25,20 @@ pub struct ServeArgs {
     /// Port to listen on (0 picks a free one).
     #[arg(long, default_value_t = 8080)]
     port: u16,
-    /// Computer players the page offers (default: a list from random to
-    /// alphabeta:time=2s).
+    /// Computer players the page offers, weakest first (default: six
+    /// levels, from Beginner, random, to Strongest, nn:time=2s).
     #[arg(long, num_args = 1..)]
     players: Vec<String>,
+    /// Time controls a game may have, as minutes+seconds of increment
+    /// (besides none; default: 1+0 3+2 5+3 15+10).
+    #[arg(long, num_args = 1.., value_parser = parse_time_control)]
+    clocks: Vec<yolah_server::TimeControl>,
+    /// The player that analyses positions on the analysis board.
+    #[arg(long, default_value = yolah_server::DEFAULT_ANALYSIS)]
+    analysis: String,
+    /// The engine's time on one analysed position.
+    #[arg(long, default_value = "1s", value_parser = parse_duration_arg)]
+    analysis_time: std::time::Duration,
     /// The database of games (SQLite), created if missing; `:memory:` keeps
     /// nothing after the server stops.
     #[arg(long, default_value = "yolah-games.db")]
@@ -93,6 +103,15 @@ pub struct ServeArgs {
     /// Bytes buffered for writing to one WebSocket before it is dropped.
     #[arg(long, default_value_t = DEFAULTS.max_write_buffer as u64, value_parser = clap::value_parser!(u64).range(4_096..=1_073_741_824))]
     max_write_buffer: u64,
+    /// Analyses queued or running in all (one per connection at most).
+    #[arg(long, default_value_t = DEFAULTS.max_analyses as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    max_analyses: u64,
+    /// Open challenges in the lobby in all.
+    #[arg(long, default_value_t = DEFAULTS.max_seeks as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    max_seeks: u64,
+    /// Open challenges from one client address.
+    #[arg(long, default_value_t = DEFAULTS.max_seeks_per_addr as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    max_seeks_per_addr: u64,
     /// Messages per second one connection may send on average.
     #[arg(long, default_value_t = DEFAULTS.messages_per_second, value_parser = positive_number)]
     messages_per_second: f64,
@@ -101,24 +120,33 @@ pub struct ServeArgs {
     message_burst: f64,
 }
 
+/// A time control as `--clocks` takes it (`3+2`).
+fn parse_time_control(text: &str) -> Result<yolah_server::TimeControl, String> {
+    yolah_server::TimeControl::parse(text)
+}
+
 impl ServeArgs {
     /// Serves until a signal stops the server.
     pub fn run(self) -> Result<String> {
         let players = if self.players.is_empty() {
-            yolah_server::DEFAULT_PLAYERS
-                .iter()
-                .map(|s| s.to_string())
-                .collect()
+            yolah_server::default_players()
         } else {
             self.players.clone()
         };
-        for p in &players {
+        for p in players.iter().chain([&self.analysis]) {
             yolah_players::from_spec(p)?;
         }
         let limits = self.limits();
         let (addr, port) = (self.addr, self.port);
+        let defaults = yolah_server::Config::default();
         let config = yolah_server::Config {
             players,
+            clocks: if self.clocks.is_empty() {
+                defaults.clocks
+            } else {
+                self.clocks
+            },
+            analysis: self.analysis,
             db: self.db,
             allowed_origins: self.allow_origin,
             public_hosts: self.public_host,
@@ -168,6 +196,10 @@ impl ServeArgs {
             max_write_buffer: self.max_write_buffer as usize,
             messages_per_second: self.messages_per_second,
             message_burst: self.message_burst,
+            max_analyses: self.max_analyses as usize,
+            analysis_time: self.analysis_time,
+            max_seeks: self.max_seeks as usize,
+            max_seeks_per_addr: self.max_seeks_per_addr as usize,
         }
     }
 }

@@ -192,10 +192,12 @@ pub async fn send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
 
-/// The next JSON message, skipping other frames.
+/// The next JSON message, skipping other frames (within [`DEADLINE`] in
+/// all: the server's pings do not make it wait longer).
 pub async fn next(ws: &mut Ws) -> Value {
+    let end = tokio::time::Instant::now() + DEADLINE;
     loop {
-        match tokio::time::timeout(DEADLINE, ws.next()).await {
+        match tokio::time::timeout_at(end, ws.next()).await {
             Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
             Ok(Some(Ok(_))) => continue,
             other => panic!("no message: {other:?}"),

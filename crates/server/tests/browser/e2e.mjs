@@ -1,11 +1,25 @@
-// End-to-end: a person plays a whole game against `random` by clicking in
-// headless Chromium. Usage: node e2e.mjs PATH_TO_YOLAH [SCREENSHOT.png]
+// End-to-end in headless Chromium, two people and a watcher against one
+// `yolah serve` (its default levels and analysis player): Ada on a desktop (1200×900), Bob on a phone (390×844),
+// Cy watching. Checks the issue's list: the home page's board and rules,
+// a challenge opened by one and accepted by the other, a timed game lost
+// on time, a rematch, a draw agreed, the live list, a game against the
+// computer by clicks and by typed moves, a resignation, the analysis board
+// with the engine's evaluation and the scores of every ply, the archive,
+// and a whole game clicked to its end. With a directory argument, each
+// screen's screenshot goes there (docs/site for the docs).
+// Usage: node e2e.mjs PATH_TO_YOLAH [SCREENSHOT_DIR]
 import { chromium } from "playwright-core";
 import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
-const [yolah, screenshot] = process.argv.slice(2);
-const server = spawn(yolah, ["serve", "--port", "0", "--players", "random", "--db", ":memory:"],
-                     { stdio: ["ignore", "ignore", "pipe"] });
+const [yolah, shots] = process.argv.slice(2);
+const db = join(mkdtempSync(join(tmpdir(), "yolah-e2e-")), "games.db");
+const server = spawn(yolah, [
+  "serve", "--port", "0", "--db", db,
+  "--clocks", "0.2+0", "3+2", "--analysis-time", "500ms",
+], { stdio: ["ignore", "ignore", "pipe"] });
 const url = await new Promise((resolve, reject) => {
   let err = "";
   server.stderr.on("data", d => {
@@ -23,53 +37,215 @@ const browser = await chromium.launch({
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
+const WAIT = { timeout: 60_000 };
 let failed = false;
-try {
-  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+const check = (ok, what) => { if (!ok) throw new Error(what); };
+const log = (...a) => console.log(...a);
+
+async function person(viewport, phone) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, isMobile: phone, hasTouch: phone });
+  const page = await context.newPage();
   page.on("pageerror", e => { failed = true; console.error("page error:", e.message); });
-  await page.goto(url);
-  await page.waitForFunction(() => document.querySelectorAll("#opponent option").length > 1);
-  await page.selectOption("#opponent", "random");
-  await page.selectOption("#color", "black");
-  await page.click("#start");
-  let moves = 0;
+  page.setDefaultTimeout(60_000);
+  return page;
+}
+async function shot(page, name) {
+  if (shots) await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+async function setName(page, name) {
+  await page.fill("#name", name);
+  await page.click("#saveName");
+  await page.waitForFunction(n => S.hello && S.hello.name === n, name, WAIT);
+}
+const text = (page, sel) => page.textContent(sel);
+async function waitText(page, sel, pattern) {
+  await page.waitForFunction(([s, p]) => new RegExp(p).test(document.querySelector(s).textContent), [sel, pattern], WAIT);
+}
+async function clickSquare(page, sq) { await page.locator(`[data-square='${sq}']`).last().click(); }
+async function moves(page) { return page.evaluate(() => S.state ? S.state.moves.length : -1); }
+async function waitMoves(page, n) { await page.waitForFunction(n => S.state && S.state.moves.length >= n, n, WAIT); }
+// A move by clicking what a person sees on top: the piece, then its dot.
+async function clickMove(page, move) {
+  const n = await moves(page);
+  const [from, to] = move.split(":");
+  await clickSquare(page, from);
+  await page.waitForSelector("circle.dest", WAIT);
+  await clickSquare(page, to);
+  await waitMoves(page, n + 1);
+}
+async function myTurn(page) {
+  await page.waitForFunction(() => S.state && (S.state.game_over || (S.state.turn === S.role && S.state.legal.length)), null, WAIT);
+  return page.evaluate(() => S.state.game_over ? null : S.state.legal);
+}
+
+try {
+  const ada = await person({ width: 1200, height: 900 }, false);
+  const bob = await person({ width: 390, height: 844 }, true);
+
+  // The home page: the board is drawn before anything else; the rules step
+  // through the book's first moves on it.
+  await ada.goto(url);
+  await ada.waitForSelector("#levels button");
+  check(await ada.locator("#board rect.sq").count() === 64, "the home page draws the board");
+  check(await ada.locator("#board circle.pb, #board circle.pw").count() === 8, "eight pieces");
+  const levels = await ada.locator("#levels button b").allTextContents();
+  check(levels[0] === "Beginner" && levels[levels.length - 1] === "Strongest", `levels ${levels}`);
+  check(await text(ada, "#levels button.top small") === "nn:time=2s", "nn is the strongest level");
+  await ada.click("#ruleNext");
+  check(await ada.locator("circle.dest").count() > 5, "step 2 shows where d5 may go");
+  await ada.click("#ruleNext");
+  check(await ada.locator("[data-square='d5'].hole").count() === 1, "step 3: d5 is a hole");
+  check(/Black 1, White 0/.test(await text(ada, "#ruleText")), "step 3 explains the points");
+  await ada.click("#rulePrev"); await ada.click("#rulePrev");
+  await setName(ada, "Ada");
+  await ada.goto(url);
+  await ada.waitForSelector("#levels button");
+  await shot(ada, "home-desktop");
+  check(await ada.inputValue("#name") === "Ada", "the name comes back from the cookie");
+  log("home: board, rules stepped, levels", levels.join(", "));
+
+  // A challenge opened on the desktop, accepted on the phone.
+  await bob.goto(url);
+  await bob.waitForSelector("#levels button");
+  await setName(bob, "Bob");
+  await ada.selectOption("#clock", "0.2+0");
+  await ada.click("#seek");
+  await ada.waitForSelector("#seeks button[data-cancel]", WAIT);
+  await bob.waitForSelector("#seeks button[data-accept]", WAIT);
+  check(/Ada · plays black · 0.2\+0/.test(await text(bob, "#seeks")), "Bob sees Ada's challenge");
+  await shot(bob, "home-phone");
+  await bob.locator("#seeks").scrollIntoViewIfNeeded();
+  await shot(bob, "lobby-phone");
+  await bob.click("#seeks button[data-accept]");
+  await waitText(ada, "#status", "Your move");
+  await waitText(bob, "#status", "Black to move");
+  check(await ada.evaluate(() => S.role) === "black" && await bob.evaluate(() => S.role) === "white", "colours as asked");
+  check(/Bob/.test(await text(ada, "#top")) && /Ada/.test(await text(bob, "#top")), "names on the bars");
+  log("challenge: opened by Ada, accepted by Bob");
+
+  // A timed game lost on time: Bob (White) never moves after Ada's move.
+  await clickMove(ada, "d5:b7");
+  await bob.waitForSelector(".clock.run", WAIT);
+  await shot(bob, "game-phone");
+  await waitText(bob, "#result", "white ran out of time");
+  check(/You lose/.test(await text(bob, "#result")), "Bob lost on time");
+  await waitText(ada, "#result", "You win \\(Black\\): white ran out of time");
+  await shot(ada, "over-desktop");
+  log("flag:", await text(ada, "#result"));
+
+  // A rematch, colours swapped; a move typed; a draw agreed.
+  await bob.click("#rematch");
+  await ada.waitForFunction(() => document.getElementById("rematch")?.textContent === "Accept rematch", null, WAIT);
+  const firstGame = await ada.evaluate(() => S.state.game);
+  await ada.click("#rematch");
+  await ada.waitForFunction(g => S.state && S.state.game !== g && S.role === "white", firstGame, WAIT);
+  await bob.waitForFunction(g => S.state && S.state.game !== g && S.role === "black", firstGame, WAIT);
+  await bob.fill("#typedMove", "d5b7");
+  await bob.press("#typedMove", "Enter");
+  await waitMoves(ada, 1);
+  check((await ada.evaluate(() => S.state.moves))[0] === "d5:b7", "the typed move was played");
+  await ada.click("#drawOffer");
+  await bob.waitForSelector("#drawYes", WAIT);
+  await shot(bob, "over-phone-draw-offered");
+  await bob.click("#drawYes");
+  await waitText(ada, "#result", "Draw: draw agreed");
+  await waitText(bob, "#result", "Draw: draw agreed");
+  log("rematch, typed move, draw:", await text(bob, "#result"));
+
+  // Against the computer: Ada by clicks (desktop), Bob as White (phone).
+  await ada.click("#newGame");
+  await ada.waitForURL(url, WAIT);
+  await ada.waitForSelector("#levels button");
+  await ada.selectOption("#clock", "3+2");
+  await ada.click("#levels button[data-spec='random']");
+  for (let i = 0; i < 4; i++) {
+    const legal = await myTurn(ada);
+    await clickMove(ada, legal[(i * 7) % legal.length]);
+  }
+  await myTurn(ada);
+  const legal = await ada.evaluate(() => S.state.legal);
+  await clickSquare(ada, legal[0].split(":")[0]);
+  await shot(ada, "game-desktop");
+  await bob.click("#newGame");
+  await bob.waitForURL(url, WAIT);
+  await bob.waitForSelector("#levels button");
+  await bob.click("label:has(input[value=white])");
+  await bob.locator("#levels button").nth(1).click();
+  await waitMoves(bob, 1);
+
+  // The live list, and a watcher from it.
+  const cy = await person({ width: 1200, height: 900 }, false);
+  await cy.goto(url);
+  await cy.waitForFunction(() => document.querySelectorAll("#live li a").length >= 2, null, WAIT);
+  const live = (await text(cy, "#live")).replace(/\s+/g, " ");
+  check(/Ada – Beginner · 3\+2/.test(live), "the live list shows Ada's game");
+  await shot(cy, "live-desktop");
+  await cy.locator("#live li", { hasText: "Ada" }).locator("a").click();
+  await cy.waitForURL(/game=/, WAIT);
+  await cy.waitForFunction(() => typeof S !== "undefined" && S.role === "watcher" && S.state, null, WAIT);
+  check(/you are watching|Your move|to move/.test(await text(cy, "#status")), "Cy watches");
+  log("live list:", live);
+
+  // A resignation, seen by the watcher.
+  await ada.click("#resign");
+  await ada.click("#resign");
+  await waitText(ada, "#result", "You lose \\(White wins\\): black resigned");
+  await waitText(cy, "#result", "White wins: black resigned");
+  const resigned = await ada.evaluate(() => S.state.game);
+  const plies = await ada.evaluate(() => S.state.moves.length);
+
+  // The analysis board: the engine's evaluation, and the scores of every
+  // ply stepped through with the arrow keys.
+  await ada.click("#analyse");
+  await ada.waitForURL(/replay=/, WAIT);
+  await ada.waitForFunction(() => typeof S !== "undefined" && S.an && document.getElementById("aeval").textContent !== "…", null, WAIT);
+  const evaluation = `${await text(ada, "#aeval")} (${await text(ada, "#aline")})`;
+  check(/Line: /.test(evaluation), "the engine's line");
+  const barHeight = await ada.evaluate(() => document.querySelector("#evalbar div").style.height);
+  check(/^\d+%$/.test(barHeight), `the evaluation bar (${barHeight})`);
+  await shot(ada, "analysis-desktop");
+  await ada.keyboard.press("Home");
+  for (let ply = 0; ply <= plies; ply++) {
+    const shown = await ada.evaluate(() => {
+      const [, , b, w] = S.an.positions[S.an.ply].split(" ");
+      const pts = id => +document.getElementById(id).textContent.match(/(\d+) pts/)[1];
+      return { ply: S.an.ply, b: +b, w: +w, black: pts("bottom"), white: pts("top"), label: document.getElementById("ply").textContent };
+    });
+    check(shown.ply === ply && shown.label === `ply ${ply} / ${plies}`, `stepped to ${ply}: ${JSON.stringify(shown)}`);
+    check(shown.black === shown.b && shown.white === shown.w, `scores at ply ${ply}: ${JSON.stringify(shown)}`);
+    await ada.keyboard.press("ArrowRight");
+  }
+  await ada.keyboard.press("ArrowLeft");
+  await ada.waitForFunction(n => S.an.ply === n - 1, plies, WAIT);
+  log(`analysis: ${evaluation}, scores right at all ${plies + 1} plies`);
+  await bob.goto(`${url}?replay=${resigned}`);
+  await bob.waitForFunction(() => S.an && document.getElementById("aeval").textContent !== "…", null, WAIT);
+  await shot(bob, "analysis-phone");
+
+  // A whole game clicked to its end; the archive lists it.
+  await ada.goto(url);
+  await ada.waitForSelector("#levels button");
+  await ada.click("#levels button[data-spec='random']");
+  let clicked = 0;
   for (;;) {
-    await page.waitForFunction(() => state && (state.game_over || state.turn === role));
-    const s = await page.evaluate("({over: state.game_over, legal: state.legal, n: state.moves.length})");
-    if (s.over) break;
+    const legal = await myTurn(ada);
+    if (!legal) break;
     // An illegal click first: an empty square that is no destination does nothing.
-    await page.locator("[data-square='b2']").last().click();
-    const move = s.legal[(moves * 7) % s.legal.length];
-    const [from, to] = move.split(":");
-    // Click what a person sees on top: the piece, then the destination dot.
-    await page.locator(`[data-square='${from}']`).last().click();
-    if (moves === 8 && screenshot) await page.screenshot({ path: screenshot });
-    await page.locator(`[data-square='${to}']`).last().click();
-    await page.waitForFunction(n => state.moves.length > n, s.n);
-    moves++;
+    await clickSquare(ada, "b2");
+    await clickMove(ada, legal[(clicked * 7) % legal.length]);
+    clicked++;
   }
-  const status = await page.textContent("#status");
-  const scores = await page.textContent("#scores");
-  console.log(`browser game over after ${moves} clicked moves: ${status} | ${scores}`);
-  if (!/Game over/.test(status) || !/black .* \d+ — ○ white .* \d+/.test(scores)) {
-    throw new Error(`unexpected end: ${status} ${scores}`);
-  }
-  // The replay controls step through the finished game.
-  await page.waitForFunction(() => history !== null);
-  await page.click("#first");
-  const ply = await page.textContent("#ply");
-  if (!ply.startsWith("ply 0/")) throw new Error(`replay shows ${ply}`);
-  // The archive lists the finished game, and its replay view opens from it.
-  await page.goto(url);
-  await page.click("#archive summary");
-  await page.waitForSelector("#games li a");
-  await page.click("#games li a");
-  await page.waitForFunction(() => history !== null && /^Game \d+: /.test(document.getElementById("status").textContent));
-  await page.click("#prev");
-  const archived = await page.textContent("#ply");
-  const total = await page.evaluate("history.moves.length");
-  if (archived !== `ply ${total - 1}/${total}`) throw new Error(`archive replay shows ${archived}`);
-  console.log(`archive: ${await page.textContent("#status")}, ${total} plies, stepped back to ${archived}`);
+  await waitText(ada, "#result", "neither side can move");
+  log(`a whole game, ${clicked} clicked moves: ${await text(ada, "#result")}`);
+  const whole = await ada.evaluate(() => S.state.game);
+  await ada.goto(url);
+  await ada.click("#archive summary");
+  await ada.waitForSelector(`#games a[href='/?replay=${whole}']`, WAIT);
+  await ada.click(`#games a[href='/?replay=${whole}']`);
+  await ada.waitForURL(/replay=/, WAIT);
+  await ada.waitForFunction(() => typeof S !== "undefined" && S.an && S.an.moves.length > 0, null, WAIT);
+  log(`archive: game ${whole} listed, opened on the analysis board`);
+  await cy.close();
 } catch (e) {
   failed = true;
   console.error(e);

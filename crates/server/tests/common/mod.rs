@@ -18,9 +18,8 @@ pub async fn start_server(players: &[&str], limits: yolah_server::Limits) -> Str
     let config = yolah_server::Config {
         players: players.iter().map(|s| s.to_string()).collect(),
         db: ":memory:".into(),
-        allowed_origins: Vec::new(),
-        public_hosts: Vec::new(),
         limits,
+        ..yolah_server::Config::default()
     };
     tokio::spawn(yolah_server::serve(
         listener,

@@ -1,54 +1,14 @@
-//! The hub as a state machine: every rule of the protocol, without sockets.
+//! Games between people and against the computer: seats, moves, the
+//! bounds on games, memory and the database behind it.
 
 use super::*;
-use std::time::Duration;
-
-fn hub_with(limits: Limits) -> Hub {
-    let mut n = 0;
-    Hub::new(
-        vec!["random".into()],
-        Box::new(move || {
-            n += 1;
-            format!("key{n}")
-        }),
-        Store::open(":memory:").unwrap(),
-        limits,
-    )
-}
-
-fn hub() -> Hub {
-    hub_with(Limits::default())
-}
-
-fn errors(out: &Outbox) -> Vec<String> {
-    out.messages
-        .iter()
-        .filter_map(|(_, m)| match m {
-            ServerMessage::Error { message } => Some(message.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn welcome(out: &Outbox) -> (String, Option<String>, Option<String>) {
-    match &out.messages[0].1 {
-        ServerMessage::Welcome {
-            key, invite, watch, ..
-        } => (key.clone(), invite.clone(), watch.clone()),
-        m => panic!("{m:?}"),
-    }
-}
-
-const NEW_HUMAN: &str = r#"{"type":"new","opponent":"human","color":"black"}"#;
-
-fn join(key: &str) -> String {
-    format!(r#"{{"type":"join","key":"{key}"}}"#)
-}
+use crate::hub::play::{FIRST_RETRY, SAVE_ATTEMPTS};
+use yolah::Move;
 
 #[test]
 fn two_people_play_and_others_are_refused() {
     let mut h = hub();
-    h.connect(1, "a");
+    h.connect(1, "a", None);
     let (_, invite, watch) = welcome(&h.handle(1, NEW_HUMAN));
     let (invite, watch) = (invite.unwrap(), watch.unwrap());
     assert!(errors(&h.handle(2, &join(&invite))).is_empty());
@@ -122,7 +82,7 @@ fn computer_turns_become_jobs_and_failures_do_not_stall() {
         .contains("not human or one of"));
     let job = out.jobs.into_iter().next().unwrap();
     // A failed search: a random move is played, the person is told.
-    let after = h.finish_search(&job, SearchOutcome::Failed("boom".into()));
+    let after = h.finish_job(&job, SearchOutcome::Failed("boom".into()));
     assert!(errors(&after)[0].contains("boom"));
     assert!(after.jobs.is_empty(), "now it is the person's turn");
     assert!(after.messages.iter().any(
@@ -130,7 +90,7 @@ fn computer_turns_become_jobs_and_failures_do_not_stall() {
     ));
     // A stale result (the game moved on) changes nothing.
     assert!(h
-        .finish_search(&job, SearchOutcome::Move(Move::PASS))
+        .finish_job(&job, SearchOutcome::Move(Move::PASS))
         .messages
         .is_empty());
 }
@@ -140,7 +100,7 @@ fn a_computer_move_the_rules_refuse_is_replaced() {
     let mut h = hub();
     let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
     let job = out.jobs.into_iter().next().unwrap();
-    let after = h.finish_search(&job, SearchOutcome::Move("h1:h2".parse().unwrap()));
+    let after = h.finish_job(&job, SearchOutcome::Move("h1:h2".parse().unwrap()));
     assert!(
         errors(&after)[0].contains("illegal move h1:h2"),
         "{:?}",
@@ -160,14 +120,14 @@ fn games_per_address_and_in_all_are_bounded() {
         ..Limits::default()
     });
     for c in 1..=2 {
-        h.connect(c, "10.0.0.1");
+        h.connect(c, "10.0.0.1", None);
         assert!(errors(&h.handle(c, NEW_HUMAN)).is_empty());
     }
-    h.connect(3, "10.0.0.1");
+    h.connect(3, "10.0.0.1", None);
     assert!(errors(&h.handle(3, NEW_HUMAN))[0].contains("2 unfinished games"));
-    h.connect(4, "10.0.0.2");
+    h.connect(4, "10.0.0.2", None);
     assert!(errors(&h.handle(4, NEW_HUMAN)).is_empty());
-    h.connect(5, "10.0.0.3");
+    h.connect(5, "10.0.0.3", None);
     assert!(errors(&h.handle(5, NEW_HUMAN))[0].contains("the most games it may (3)"));
     // A game whose people have all left makes room.
     h.disconnect(4);
@@ -205,43 +165,6 @@ fn games_leave_memory_and_come_back_by_key() {
     assert_eq!(h.record(&key).unwrap().unwrap().moves, ["d5:b7", "e5:c7"]);
 }
 
-/// A hub on a database file, and a second connection to that file.
-fn hub_on_file(name: &str) -> (Hub, rusqlite::Connection, std::path::PathBuf) {
-    let path = std::env::temp_dir().join(format!("yolah-hub-{name}-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&path);
-    let store = Store::open(path.to_str().unwrap()).unwrap();
-    let mut n = 0;
-    let hub = Hub::new(
-        vec!["random".into()],
-        Box::new(move || {
-            n += 1;
-            format!("key{n}")
-        }),
-        store,
-        Limits::default(),
-    );
-    let other = rusqlite::Connection::open(&path).unwrap();
-    (hub, other, path)
-}
-
-/// A clock the test moves by hand.
-fn manual_clock(h: &mut Hub) -> Arc<std::sync::Mutex<Instant>> {
-    let t = Arc::new(std::sync::Mutex::new(Instant::now()));
-    let read = Arc::clone(&t);
-    h.set_clock(Arc::new(move || *read.lock().unwrap()));
-    t
-}
-
-fn states(out: &Outbox) -> Vec<&crate::protocol::GameState> {
-    out.messages
-        .iter()
-        .filter_map(|(_, m)| match m {
-            ServerMessage::State(s) => Some(s),
-            _ => None,
-        })
-        .collect()
-}
-
 #[test]
 fn a_refused_save_is_tried_again_later_then_the_game_stops() {
     let (mut h, other, path) = hub_on_file("stops");
@@ -251,7 +174,7 @@ fn a_refused_save_is_tried_again_later_then_the_game_stops() {
     // Another process holds the database's write lock.
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let m = *job.pos.legal_moves().iter().next().unwrap();
-    let out = h.finish_search(&job, SearchOutcome::Move(m));
+    let out = h.finish_job(&job, SearchOutcome::Move(m));
     assert!(
         errors(&out)[0].contains("trying again"),
         "{:?}",
@@ -300,7 +223,7 @@ fn a_save_that_succeeds_on_a_later_attempt_plays_the_move() {
     let job = out.jobs.into_iter().next().unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let m = *job.pos.legal_moves().iter().next().unwrap();
-    h.finish_search(&job, SearchOutcome::Move(m));
+    h.finish_job(&job, SearchOutcome::Move(m));
     let at = h.next_wake().unwrap();
     *t.lock().unwrap() = at;
     assert!(

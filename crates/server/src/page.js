@@ -1,0 +1,512 @@
+// The Yolah page: home (new games, challenges, live games, rules, the
+// archive), a game, and the analysis board. One WebSocket to /ws; the
+// server decides everything (moves, clocks, results), this page shows it.
+"use strict";
+const $ = id => document.getElementById(id);
+const FILES = "abcdefgh";
+const START = "w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0";
+const PASS = "a1:a1";
+const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+const params = new URLSearchParams(location.search);
+
+const S = {
+  ws: null, retry: 0, wanted: null, hello: null, view: null,
+  role: null, key: null, game: null, invite: null, watch: null,
+  state: null, stateAt: 0, selected: null, history: null, viewPly: null, confirmResign: false,
+  lobby: null, liveExtra: [], archiveNext: null, rule: 0,
+  an: null, cache: new Map(),
+};
+
+// ---------------------------------------------------------------- positions
+function parse(text) {
+  const [rows, side, black, white, ply] = text.split(" ");
+  const cells = {};
+  rows.split("/").forEach((row, i) => {
+    let f = 0;
+    for (const c of row) {
+      if (c >= "1" && c <= "8") { f += +c; continue; }
+      cells[FILES[f] + (8 - i)] = c; f++;
+    }
+  });
+  return {cells, side, black: +black, white: +white, ply: +ply};
+}
+
+// Where the piece on `sq` may go: like a queen, not through pieces or holes.
+function destinations(cells, sq) {
+  const out = [];
+  for (const [df, dr] of [[1,0],[-1,0],[0,1],[0,-1],[1,1],[1,-1],[-1,1],[-1,-1]]) {
+    let f = FILES.indexOf(sq[0]) + df, r = +sq[1] + dr;
+    while (f >= 0 && f < 8 && r >= 1 && r <= 8 && !cells[FILES[f] + r]) { out.push(FILES[f] + r); f += df; r += dr; }
+  }
+  return out;
+}
+
+// --------------------------------------------------------------------- board
+const board = $("board");
+function drawBoard(text, {last = null, dests = [], selected = null, flip = false} = {}) {
+  const {cells} = parse(text);
+  const lm = last && last !== PASS ? last.split(":") : [];
+  let svg = "";
+  for (let row = 0; row < 8; row++) {
+    const r = flip ? row + 1 : 8 - row;
+    svg += `<text class="coord" x="-0.32" y="${row + 0.58}">${r}</text>`;
+    for (let col = 0; col < 8; col++) {
+      const f = flip ? 7 - col : col, sq = FILES[f] + r, c = cells[sq];
+      let cls = (f + r) % 2 ? "light" : "dark";
+      if (lm.includes(sq)) cls = "last";
+      if (sq === selected) cls = "sel";
+      if (c === "x") cls = "hole";
+      svg += `<rect class="sq ${cls}" x="${col}" y="${row}" width="1" height="1" data-square="${sq}"><title>${sq}</title></rect>`;
+      if (c === "b" || c === "w") svg += `<circle class="${c === "b" ? "pb" : "pw"}" cx="${col + .5}" cy="${row + .5}" r=".36" data-square="${sq}"/>`;
+      if (dests.includes(sq)) svg += `<circle class="dest" cx="${col + .5}" cy="${row + .5}" r=".15"/>`;
+    }
+  }
+  for (let col = 0; col < 8; col++) svg += `<text class="coord" x="${col + .43}" y="8.3">${FILES[flip ? 7 - col : col]}</text>`;
+  board.innerHTML = svg;
+}
+
+// ------------------------------------------------------------------ players
+function levelName(spec) {
+  const l = S.hello && S.hello.levels.find(l => l.spec === spec);
+  return l ? l.name : spec;
+}
+function playerLabel(player, name, mine = false) {
+  if (player !== "human") return `${esc(levelName(player))} <small class="spec">${esc(player)}</small>`;
+  if (mine) return name ? `${esc(name)} <small>(you)</small>` : "You";
+  return name ? esc(name) : "Anonymous";
+}
+function fmtClock(ms) {
+  if (ms < 10000) return (Math.max(0, ms) / 1000).toFixed(1);
+  const s = Math.ceil(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+function clockLeft(color) {
+  const c = S.state && S.state.clock;
+  if (!c) return null;
+  const ms = c[color + "_ms"];
+  return c.running === color ? ms - (performance.now() - S.stateAt) : ms;
+}
+function bar(el, color, player, name, score, {clock = null, running = false, online = true, turn = false, mine = false} = {}) {
+  let html = `<span class="who"><i class="dot ${color[0]}"></i> ${playerLabel(player, name, mine)}${online ? "" : ' <small>(away)</small>'} <small>${score} pts</small>${turn ? " ◀" : ""}</span>`;
+  if (clock !== null) html += `<span class="clock${running ? " run" : ""}${running && clock < 10000 ? " low" : ""}" data-color="${color}">${fmtClock(clock)}</span>`;
+  el.innerHTML = html;
+}
+function tickClocks() {
+  for (const el of document.querySelectorAll(".clock[data-color]")) {
+    const ms = clockLeft(el.dataset.color);
+    if (ms !== null) { el.textContent = fmtClock(ms); el.classList.toggle("low", el.classList.contains("run") && ms < 10000); }
+  }
+}
+setInterval(tickClocks, 100);
+
+// -------------------------------------------------------------- connection
+function connect() {
+  const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  S.ws = ws;
+  ws.onopen = () => {
+    S.retry = 0;
+    if (S.wanted) send(S.wanted);
+    if (S.view === "home") send({type: "lobby"});
+    if (S.view === "analysis") requestAnalysis();
+  };
+  ws.onmessage = ev => onMessage(JSON.parse(ev.data));
+  ws.onclose = () => {
+    if (S.ws !== ws) return;
+    if (S.view === "game") $("status").textContent = "Connection lost: reconnecting…";
+    setTimeout(connect, Math.min(10000, 500 * 2 ** S.retry++));
+  };
+}
+function send(message) { if (S.ws && S.ws.readyState === 1) S.ws.send(JSON.stringify(message)); }
+function reconnect() { const old = S.ws; S.ws = null; if (old) old.close(); connect(); }
+
+function showError(text) {
+  const el = S.view === "game" ? $("message") : $("homeMsg");
+  if (el) el.textContent = text;
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "hello": S.hello = msg; renderHello(); break;
+    case "welcome": onWelcome(msg); break;
+    case "state": onState(msg); break;
+    case "history": S.history = msg; renderGame(); break;
+    case "lobby": S.lobby = msg; renderLobby(); break;
+    case "analysis": S.cache.set(msg.position, msg); renderEval(); break;
+    case "error": showError(msg.message); break;
+  }
+}
+
+// --------------------------------------------------------------------- home
+function chosenColor() { return document.querySelector("input[name=color]:checked").value; }
+function renderHello() {
+  const h = S.hello;
+  $("clock").innerHTML = h.clocks.map(c => `<option value="${esc(c)}"${c === "3+2" ? " selected" : ""}>${c === "none" ? "no clock" : esc(c)}</option>`).join("");
+  $("levels").innerHTML = h.levels.map((l, i) =>
+    `<button data-spec="${esc(l.spec)}"${i === h.levels.length - 1 ? ' class="top"' : ""}><b>${esc(l.name)}</b><small class="spec">${esc(l.spec)}</small></button>`).join("");
+  $("aengine").textContent = h.analysis;
+  if (document.activeElement !== $("name")) $("name").value = h.name || "";
+  // Level names appear in what was drawn before they were known.
+  if (S.view === "analysis" && S.an) renderAnalysis();
+  else if (S.view === "game") renderGame();
+  if (S.lobby) renderLobby();
+}
+$("levels").onclick = ev => {
+  const b = ev.target.closest("button");
+  if (b) send({type: "new", opponent: b.dataset.spec, color: chosenColor(), clock: $("clock").value});
+};
+$("friend").onclick = () => send({type: "new", opponent: "human", color: chosenColor(), clock: $("clock").value});
+$("seek").onclick = () => send({type: "seek", color: chosenColor(), clock: $("clock").value});
+
+function renderLobby() {
+  const l = S.lobby;
+  $("seeks").innerHTML = l.seeks.length ? l.seeks.map(s =>
+    `<li><span>${s.name ? esc(s.name) : "Anonymous"} · plays ${esc(s.color)} · ${s.clock === "none" ? "no clock" : esc(s.clock)}</span>` +
+    (s.yours ? `<button data-cancel>Withdraw</button>` : `<button class="primary" data-accept="${s.id}">Accept</button>`) + "</li>").join("")
+    : `<li class="empty">None open. Open one: anyone may accept it.</li>`;
+  S.liveExtra = [];
+  renderLive();
+}
+$("seeks").onclick = ev => {
+  const b = ev.target.closest("button");
+  if (!b) return;
+  if (b.dataset.accept) send({type: "accept", seek: +b.dataset.accept});
+  else send({type: "cancel_seek"});
+};
+function liveLine(g) {
+  const side = (p, n) => p === "human" ? (n ? esc(n) : "Anonymous") : esc(levelName(p));
+  return `<li><span>${side(g.black, g.names[0])} – ${side(g.white, g.names[1])} · ${g.clock === "none" ? "no clock" : esc(g.clock)} · ${g.black_score}–${g.white_score}</span><a href="/?game=${g.game}">Watch</a></li>`;
+}
+function renderLive() {
+  const l = S.lobby, games = l.live.concat(S.liveExtra);
+  $("live").innerHTML = games.length ? games.map(liveLine).join("") : `<li class="empty">No game being played right now.</li>`;
+  $("liveTotal").textContent = l.live_total ? `(${l.live_total})` : "";
+  $("liveMore").hidden = games.length >= l.live_total;
+}
+$("liveMore").onclick = async () => {
+  const r = await fetch(`/live?offset=${S.lobby.live.length + S.liveExtra.length}&limit=20`);
+  if (r.ok) { S.liveExtra = S.liveExtra.concat((await r.json()).games); renderLive(); }
+};
+
+// The rules, stepped through the book's first moves.
+const RULES = [
+  [START, null, [], "Yolah is played on a chess board. Black and White have four pieces each; Black moves first."],
+  [START, "d5", null, "A piece moves like a chess queen: as far as it likes in a straight line, but never onto or across another piece or a hole."],
+  ["w6b/1b6/8/3xw3/3wb3/8/8/b6w w 1 0 1", "d5:b7", [], "Black plays d5:b7. The square it left becomes a hole: nobody may land on it or cross it again. Each move scores one point: Black 1, White 0."],
+  ["w6b/1b6/8/3xw3/3wb3/8/8/b6w w 1 0 1", "e5", null, "Now White. Holes block like pieces, so the board shrinks with every move."],
+  ["w6b/1b6/8/3xxw2/3wb3/8/8/b6w b 1 1 2", "e5:f5", [], "White plays e5:f5: one point each. Cut your opponent off from the open squares and keep some for yourself."],
+  ["w6b/1b6/8/3xxw2/3wb3/8/8/b6w b 1 1 2", null, [], "A side with no move passes (shown as “pass”). When neither side can move the game ends: most points wins. Pick a level above and try it."],
+];
+function renderRule() {
+  const [text, mark, dests, words] = RULES[S.rule];
+  const cells = parse(text).cells;
+  const isMove = mark && mark.includes(":");
+  const sel = mark && !isMove ? mark : null;
+  drawBoard(text, {last: isMove ? mark : null, selected: sel, dests: dests || (sel ? destinations(cells, sel) : [])});
+  $("ruleText").textContent = words;
+  $("ruleStep").textContent = `${S.rule + 1} / ${RULES.length}`;
+  $("rulePrev").disabled = S.rule === 0;
+  $("ruleNext").textContent = S.rule === RULES.length - 1 ? "Again" : "Next ▶";
+  const p = parse(text);
+  bar($("top"), "white", "human", "White", p.white);
+  bar($("bottom"), "black", "human", "Black", p.black);
+}
+$("rulePrev").onclick = () => { S.rule = Math.max(0, S.rule - 1); renderRule(); };
+$("ruleNext").onclick = () => { S.rule = (S.rule + 1) % RULES.length; renderRule(); };
+
+// The archive: finished games, newest first, a page at a time.
+async function loadGames() {
+  const r = await fetch(`/games?limit=20${S.archiveNext ? `&before=${S.archiveNext}` : ""}`);
+  if (!r.ok) return;
+  const page = await r.json();
+  for (const g of page.games) {
+    const li = document.createElement("li");
+    const side = (p, n) => p === "human" ? (n || "Anonymous") : levelName(p);
+    li.innerHTML = `<span>#${g.id} ${esc(side(g.black, g.names[0]))} – ${esc(side(g.white, g.names[1]))} · ${esc(g.result)} · ${g.plies} plies</span><a href="/?replay=${g.id}">Analyse</a>`;
+    $("games").appendChild(li);
+  }
+  if (!page.games.length && !$("games").children.length) $("games").innerHTML = `<li class="empty">No finished game yet.</li>`;
+  S.archiveNext = page.next_before;
+  $("more").hidden = !S.archiveNext;
+}
+$("archive").addEventListener("toggle", ev => { if (ev.target.open && !$("games").children.length) loadGames(); });
+$("more").onclick = loadGames;
+
+// Names: kept in a cookie the server signs; the connection reads it.
+$("me").onsubmit = async ev => {
+  ev.preventDefault();
+  const r = await fetch("/name", {method: "POST", body: $("name").value});
+  if (!r.ok) { showError(await r.text()); return; }
+  $("name").blur();
+  reconnect();
+};
+
+// --------------------------------------------------------------------- game
+function onWelcome(msg) {
+  S.role = msg.role; S.key = msg.key || null; S.game = msg.game;
+  S.invite = msg.invite || (S.game === msg.game ? S.invite : null);
+  S.watch = msg.watch || null;
+  S.history = null; S.viewPly = null; S.selected = null; S.state = null; S.confirmResign = false;
+  if (msg.role === "watcher" && !msg.key) { S.wanted = {type: "watch", game: msg.game}; history.replaceState(null, "", `/?game=${msg.game}`); }
+  else { S.wanted = {type: "join", key: msg.key}; history.replaceState(null, "", `/?${msg.role === "watcher" ? "watch" : "play"}=${msg.key}`); }
+  show("game");
+}
+function onState(msg) {
+  const before = S.state;
+  S.state = msg; S.stateAt = performance.now(); S.selected = null;
+  if (S.history && S.history.moves.length < msg.moves.length && S.viewPly === null) S.history = null;
+  $("message").textContent = "";
+  if (before && msg.moves.length > before.moves.length && msg.moves[msg.moves.length - 1] === PASS)
+    $("message").textContent = "A side with no move passed.";
+  if (S.view !== "game") show("game"); else renderGame();
+}
+const seated = () => S.role === "black" || S.role === "white";
+const myTurn = () => S.state && seated() && S.state.legal.length > 0 && S.state.turn === S.role && S.viewPly === null;
+function winnerText(st) {
+  if (st.winner === "draw") return "Draw";
+  const w = st.winner === "black" ? "Black" : "White";
+  if (seated()) return st.winner === S.role ? `You win (${w})` : `You lose (${w} wins)`;
+  return `${w} wins`;
+}
+
+function renderGame() {
+  const st = S.state;
+  if (!st) return;
+  const flip = S.role === "white";
+  const reviewing = S.viewPly !== null && S.history;
+  const text = reviewing ? S.history.positions[S.viewPly] : st.position;
+  const ply = reviewing ? S.viewPly : st.moves.length;
+  const last = ply > 0 ? st.moves[ply - 1] : null;
+  const dests = myTurn() && S.selected ? st.legal.filter(m => m.startsWith(S.selected + ":")).map(m => m.slice(3)) : [];
+  drawBoard(text, {last, dests, selected: S.selected, flip});
+  const p = parse(text), c = st.clock;
+  const sides = {
+    black: [st.black, st.names[0], p.black, {clock: c ? clockLeft("black") : null, running: c && c.running === "black", online: st.connected[0], turn: !st.game_over && st.turn === "black", mine: S.role === "black"}],
+    white: [st.white, st.names[1], p.white, {clock: c ? clockLeft("white") : null, running: c && c.running === "white", online: st.connected[1], turn: !st.game_over && st.turn === "white", mine: S.role === "white"}],
+  };
+  const [low, high] = flip ? ["white", "black"] : ["black", "white"];
+  bar($("bottom"), low, ...sides[low]);
+  bar($("top"), high, ...sides[high]);
+  // Status and result.
+  let status;
+  if (st.stopped) status = st.stopped;
+  else if (st.game_over) status = "Game over";
+  else if (reviewing) status = `Looking at ply ${S.viewPly} of ${st.moves.length}: ▶| to go back`;
+  else if (myTurn()) status = "Your move";
+  else status = `${st.turn === "black" ? "Black" : "White"} to move${S.role === "watcher" ? " (you are watching)" : ""}`;
+  if (c && !st.game_over && st.moves.length === 0) status += " · the clocks start with Black's first move";
+  if (!st.game_over && st.draw_offer && seated()) status += st.draw_offer === S.role ? " · you offer a draw" : " · your opponent offers a draw";
+  $("status").textContent = status;
+  $("result").hidden = !st.game_over;
+  if (st.game_over) $("result").textContent = `${winnerText(st)}: ${st.reason}`;
+  renderActions();
+  renderMoves($("moves"), st.moves, ply);
+  $("typed").hidden = !seated() || st.game_over;
+  renderLinks();
+}
+
+function renderActions() {
+  const st = S.state, el = $("actions");
+  const b = (id, label, cls = "") => `<button id="${id}"${cls ? ` class="${cls}"` : ""}>${label}</button>`;
+  let html = "";
+  const people = st.black === "human" && st.white === "human";
+  if (seated() && !st.game_over && !st.stopped) {
+    html += b("resign", S.confirmResign ? "Sure? Resign" : "Resign");
+    if (people) {
+      if (st.draw_offer && st.draw_offer !== S.role) html += b("drawYes", "Accept draw", "primary") + b("drawNo", "Decline");
+      else if (st.draw_offer === S.role) html += `<span class="note">Draw offered</span>`;
+      else html += b("drawOffer", "Offer draw");
+    }
+  }
+  if (st.game_over) {
+    if (seated()) {
+      const theirs = st.rematch && st.rematch !== S.role;
+      html += st.rematch === S.role ? `<span class="note">Rematch asked…</span>` : b("rematch", theirs ? "Accept rematch" : "Rematch", "primary");
+    }
+    html += b("newGame", "New game") + b("analyse", "Analyse");
+  }
+  if (S.viewPly !== null) html += b("live", "Back to the game ▶|");
+  el.innerHTML = html;
+}
+$("actions").onclick = ev => {
+  const id = ev.target.id;
+  if (id === "resign") {
+    if (!S.confirmResign) { S.confirmResign = true; renderActions(); setTimeout(() => { S.confirmResign = false; if (S.state) renderActions(); }, 3000); return; }
+    send({type: "resign"});
+  } else if (id === "drawOffer" || id === "drawYes") send({type: "offer_draw"});
+  else if (id === "drawNo") send({type: "decline_draw"});
+  else if (id === "rematch") send({type: "rematch"});
+  else if (id === "newGame") location.href = "/";
+  else if (id === "analyse") location.href = `/?replay=${S.state.game}`;
+  else if (id === "live") { S.viewPly = null; renderGame(); }
+};
+
+// A move list: numbered pairs, passes spelt out, the current ply marked.
+function renderMoves(el, moves, ply) {
+  let html = "";
+  for (let i = 0; i < moves.length; i += 2) {
+    html += `<span class="n">${i / 2 + 1}.</span>`;
+    for (const j of [i, i + 1]) {
+      html += j < moves.length ? `<span class="m${j + 1 === ply ? " cur" : ""}" data-ply="${j + 1}">${moves[j] === PASS ? "pass" : moves[j]}</span>` : "<span></span>";
+    }
+  }
+  el.innerHTML = html || `<span></span><span class="note">No move yet.</span>`;
+  const cur = el.querySelector(".cur");
+  if (cur) cur.scrollIntoView({block: "nearest"});
+}
+$("moves").onclick = ev => {
+  const ply = ev.target.dataset.ply;
+  if (ply) goPly(+ply);
+};
+function goPly(ply) {
+  const st = S.state;
+  if (!st) return;
+  ply = Math.max(0, Math.min(st.moves.length, ply));
+  S.viewPly = ply === st.moves.length ? null : ply;
+  if (S.viewPly !== null && !S.history) send({type: "history"});
+  S.selected = null;
+  renderGame();
+}
+
+function link(label, key, param) {
+  return `<label>${label}<input readonly value="${esc(`${location.origin}/?${param}=${key}`)}"></label>`;
+}
+function renderLinks() {
+  const st = S.state;
+  let html = "";
+  const waiting = st && st.black === "human" && st.white === "human" && !(st.connected[0] && st.connected[1]) && !st.game_over;
+  if (S.invite && waiting) html += `<p class="note"><b>Send this link to your opponent</b> (the clock starts with Black's first move):</p>` + link("", S.invite, "play");
+  if (S.watch) html += link("Watch link", S.watch, "watch");
+  if (seated() && S.key) html += link("Your link, to come back", S.key, "play") + `<p><a href="/record?key=${esc(S.key)}">Download the game (JSON)</a></p>`;
+  $("links").innerHTML = html;
+  $("links").hidden = !html;
+}
+$("links").addEventListener("click", ev => { if (ev.target.tagName === "INPUT") ev.target.select(); });
+
+board.addEventListener("click", ev => {
+  if (S.view !== "game" || !myTurn()) return;
+  const sq = ev.target.dataset && ev.target.dataset.square;
+  if (!sq) return;
+  const move = S.selected && `${S.selected}:${sq}`;
+  if (move && S.state.legal.includes(move)) { S.selected = null; send({type: "move", move}); return; }
+  S.selected = S.state.legal.some(m => m.startsWith(sq + ":")) ? sq : null;
+  renderGame();
+});
+$("typed").onsubmit = ev => {
+  ev.preventDefault();
+  let m = $("typedMove").value.trim().toLowerCase().replace(/[\s-]/g, "");
+  if (/^[a-h][1-8][a-h][1-8]$/.test(m)) m = m.slice(0, 2) + ":" + m.slice(2);
+  if (!myTurn()) { $("message").textContent = "It is not your move."; return; }
+  if (!S.state.legal.includes(m)) { $("message").textContent = `${m || "that"} is not a legal move here (type it as d5:b7).`; return; }
+  $("typedMove").value = "";
+  send({type: "move", move: m});
+};
+
+// ----------------------------------------------------------------- analysis
+async function openReplay(id) {
+  const r = await fetch(`/games/${encodeURIComponent(id)}/history`);
+  if (!r.ok) { $("atitle").textContent = "No finished game with that number."; show("analysis"); return; }
+  const h = await r.json();
+  const names = h.names || [null, null];
+  S.an = {positions: h.positions, moves: h.moves, ply: h.moves.length, players: [h.black, h.white], names,
+    title: () => {
+      const side = (p, n) => p === "human" ? (n || "Anonymous") : levelName(p);
+      return `Game ${id}: ${side(h.black, names[0])} – ${side(h.white, names[1])}, ${h.result}${h.reason ? ` (${h.reason})` : ""}`;
+    }};
+  $("download").hidden = false; $("download").href = `/games/${encodeURIComponent(id)}`;
+  show("analysis");
+}
+function openPosition(text) {
+  S.an = {positions: [text], moves: [], ply: 0, players: ["human", "human"], names: ["Black", "White"], title: () => "Analysis board"};
+  $("download").hidden = true;
+  show("analysis");
+}
+let analysisTimer = null;
+function requestAnalysis() {
+  clearTimeout(analysisTimer);
+  const pos = S.an && S.an.positions[S.an.ply];
+  if (!pos || S.cache.has(pos)) return;
+  // Stepping quickly asks only about the position stepped to.
+  analysisTimer = setTimeout(() => send({type: "analyse", position: pos}), 250);
+}
+function renderAnalysis() {
+  const a = S.an;
+  const text = a.positions[a.ply];
+  drawBoard(text, {last: a.ply > 0 ? a.moves[a.ply - 1] : null});
+  const p = parse(text);
+  bar($("bottom"), "black", a.players[0], a.names[0], p.black, {turn: p.side === "b"});
+  bar($("top"), "white", a.players[1], a.names[1], p.white, {turn: p.side === "w"});
+  $("atitle").textContent = a.title();
+  $("ply").textContent = `ply ${a.ply} / ${a.moves.length}`;
+  renderMoves($("amoves"), a.moves, a.ply);
+  if (document.activeElement !== $("postext")) $("postext").value = text;
+  renderEval();
+  requestAnalysis();
+}
+function renderEval() {
+  if (!S.an) return;
+  const a = S.cache.get(S.an.positions[S.an.ply]);
+  const fill = $("evalbar").firstElementChild;
+  if (!a) { $("aeval").textContent = "…"; $("adepth").textContent = "the engine is thinking"; $("aline").textContent = ""; $("asolved").textContent = ""; return; }
+  const s = a.score;
+  let words;
+  if (s === null) words = "?";
+  else if (Math.abs(s) > 29000) words = s > 0 ? "Black wins" : "White wins";
+  else words = (s > 0 ? "+" : "") + (s / 100).toFixed(1);
+  $("aeval").textContent = words;
+  $("adepth").textContent = `points ahead for Black${a.depth ? ` · depth ${a.depth}` : ""}`;
+  $("aline").textContent = a.line.length ? "Line: " + a.line.map(m => m === PASS ? "pass" : m).join(" ") : "";
+  const m = a.solved_margin;
+  $("asolved").textContent = m === null ? "" : m === 0 ? "Solved: a draw with best play." : `Solved: ${m > 0 ? "Black" : "White"} wins by ${Math.abs(m)} with best play.`;
+  // The bar shows Black's expected result, rising from Black's side.
+  fill.style.height = `${Math.round(100 * (a.black_win_rate ?? 0.5))}%`;
+}
+const stepTo = ply => { if (!S.an) return; S.an.ply = Math.max(0, Math.min(S.an.moves.length, ply)); renderAnalysis(); };
+$("first").onclick = () => stepTo(0);
+$("prev").onclick = () => stepTo(S.an.ply - 1);
+$("next").onclick = () => stepTo(S.an.ply + 1);
+$("last").onclick = () => stepTo(S.an.moves.length);
+$("amoves").onclick = ev => { if (ev.target.dataset.ply) stepTo(+ev.target.dataset.ply); };
+$("posform").onsubmit = ev => {
+  ev.preventDefault();
+  const text = $("postext").value.trim().replace(/\s+/g, " ");
+  history.replaceState(null, "", `/?analyse=${encodeURIComponent(text)}`);
+  openPosition(text);
+};
+document.addEventListener("keydown", ev => {
+  if (ev.target.tagName === "INPUT") return;
+  const step = {ArrowLeft: -1, ArrowRight: 1}[ev.key];
+  if (S.view === "analysis" && S.an) {
+    if (step) stepTo(S.an.ply + step);
+    else if (ev.key === "Home") stepTo(0);
+    else if (ev.key === "End") stepTo(S.an.moves.length);
+    else return;
+  } else if (S.view === "game" && S.state) {
+    const cur = S.viewPly === null ? S.state.moves.length : S.viewPly;
+    if (step) goPly(cur + step);
+    else if (ev.key === "Home") goPly(0);
+    else if (ev.key === "End") goPly(S.state.moves.length);
+    else return;
+  } else return;
+  ev.preventDefault();
+});
+
+// -------------------------------------------------------------------- views
+function show(view) {
+  S.view = view;
+  $("home").hidden = view !== "home";
+  $("game").hidden = view !== "game";
+  $("analysis").hidden = view !== "analysis";
+  $("evalbar").hidden = view !== "analysis";
+  if (view === "home") renderRule();
+  else if (view === "game") renderGame();
+  else renderAnalysis();
+}
+
+if (params.get("play")) S.wanted = {type: "join", key: params.get("play")};
+else if (params.get("watch")) S.wanted = {type: "join", key: params.get("watch")};
+else if (params.get("game")) S.wanted = {type: "watch", game: +params.get("game")};
+if (params.get("replay")) openReplay(params.get("replay"));
+else if (params.get("analyse")) openPosition(params.get("analyse"));
+else if (S.wanted) { show("game"); $("status").textContent = "Joining…"; }
+else show("home");
+connect();
