@@ -192,14 +192,26 @@ const START_TRIES: u32 = 1 << 22;
 /// Where one climb of `steps` steps from a random start ends for `problem`
 /// at `bits` bits, keeping any step that makes the block's footprint no
 /// larger (then its used slots no more); `None` if no valid start was found.
+///
+/// Below the mask's width random multipliers are (almost) never valid: the
+/// climb then starts from one that is not and first descends, keeping any
+/// step with no more conflicts (occupancies sent to a slot that holds other
+/// attacks), until none is left; the steps that remain climb as above.
 fn climb(problem: &Problem, ring: bool, bits: u32, steps: u32, seed: u64) -> Option<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut scratch = Scratch::new(bits);
-    let (mut at, mut magic) = (0..START_TRIES).find_map(|_| {
-        let m = random_magic(&mut rng);
-        measure(problem, ring, bits, m, &mut scratch).map(|s| (s, m))
-    })?;
-    for _ in 0..steps {
+    let mask_bits = problem.keys.len().trailing_zeros();
+    let (mut magic, left) = if bits < mask_bits {
+        descend(problem, bits, steps, &mut rng, &mut scratch)?
+    } else {
+        let start = (0..START_TRIES).find_map(|_| {
+            let m = random_magic(&mut rng);
+            measure(problem, ring, bits, m, &mut scratch).map(|_| m)
+        })?;
+        (start, steps)
+    };
+    let mut at = measure(problem, ring, bits, magic, &mut scratch).expect("a valid start");
+    for _ in 0..left {
         let next = step(magic, &mut rng);
         if let Some(s) = measure(problem, ring, bits, next, &mut scratch) {
             if s <= at {
@@ -208,6 +220,31 @@ fn climb(problem: &Problem, ring: bool, bits: u32, steps: u32, seed: u64) -> Opt
         }
     }
     Some(magic)
+}
+
+/// A valid multiplier at `bits` bits reached from a random one by keeping
+/// every step with no more conflicts, and the steps left of `steps`; `None`
+/// if the steps run out first.
+fn descend(
+    problem: &Problem,
+    bits: u32,
+    steps: u32,
+    rng: &mut ChaCha8Rng,
+    scratch: &mut Scratch,
+) -> Option<(u64, u32)> {
+    let mut magic = random_magic(rng);
+    let mut conflicts = scratch.conflicts(problem, magic, bits, u32::MAX);
+    for done in 0..steps {
+        if conflicts == 0 {
+            return Some((magic, steps - done));
+        }
+        let next = step(magic, rng);
+        let c = scratch.conflicts(problem, next, bits, conflicts);
+        if c <= conflicts {
+            (magic, conflicts) = (next, c);
+        }
+    }
+    (conflicts == 0).then_some((magic, 0))
 }
 
 /// A block's (footprint, used slots), if `magic` is valid at `bits`.
@@ -259,14 +296,15 @@ pub(crate) fn turned(
     })
 }
 
-/// The index widths the pool climbs at for a mask of `n` bits: from `n` up
-/// to one bit past the fixed-shift widths (13 orthogonal, 10 diagonal).
-/// Wider windows spread a block thinner, and some still pack denser: d4's
-/// densest block found has 768 slots in 768 at 13 bits, against 1,024 at
-/// 10 to 12.
-pub fn widths(n: u32) -> Vec<u32> {
+/// The index widths the pool climbs at for a mask of `n` bits: from
+/// `below` bits under `n` up to one bit past the fixed-shift widths (13
+/// orthogonal, 10 diagonal). Wider windows spread a block thinner, and some
+/// still pack denser: d4's densest block found has 768 slots in 768 at 13
+/// bits, against 1,024 at 10 to 12. Below the mask's width a block that
+/// exists is dense: its constructive collisions absorb the missing bits.
+pub fn widths(n: u32, below: u32) -> Vec<u32> {
     let ceiling = if n >= 10 { 12 } else { 9 };
-    (n..=ceiling + 1).collect()
+    (n.saturating_sub(below).max(1)..=ceiling + 1).collect()
 }
 
 /// One climb of the compact pool and where it ended.
@@ -488,6 +526,32 @@ pub(crate) mod tests {
         let two: Vec<u32> = (100..164).chain(3004..3020).collect();
         assert_eq!(footprint(&two, 12, true), 80);
         assert_eq!(footprint(&[], 13, true), 0);
+    }
+
+    #[test]
+    fn a_climb_below_the_mask_descends_to_a_valid_dense_block() {
+        // Bishop b1's mask has 5 bits; 4 bits need constructive collisions.
+        let b1 = Square::parse("b1").unwrap();
+        let problem = Problem::new(Indexing::Black, Slider::Diagonal, b1);
+        let mut scratch = Scratch::new(5);
+        let found: Vec<u64> = (0..8)
+            .filter_map(|seed| climb(&problem, true, 4, 20_000, seed))
+            .collect();
+        assert!(!found.is_empty(), "no climb of eight reached 4 bits");
+        for &magic in &found {
+            assert_eq!(scratch.conflicts(&problem, magic, 4, u32::MAX), 0);
+            let used = scratch.block(&problem, magic, 4).expect("valid").len();
+            assert!(used <= 16);
+        }
+        // A multiplier that sends everything to one slot: every occupancy
+        // but the first with other attacks conflicts, and the count stops
+        // past its bound.
+        let all = scratch.conflicts(&problem, 0, 4, u32::MAX);
+        assert!(all > 3);
+        assert_eq!(scratch.conflicts(&problem, 0, 4, 2), 3);
+        // At 2 bits (four slots for six attack sets) no magic exists: the
+        // climb gives up and says so.
+        assert_eq!(climb(&problem, true, 2, 2_000, 1), None);
     }
 
     /// A small black pool for tests (here and in `interleave`): two short

@@ -14,6 +14,8 @@
 //! * [`export`]: the committed table as a self-contained Rust or C file for
 //!   any chess engine (`magicgen export --lang rust|c`).
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
+//! * `prove` (feature `z3`): whether a magic of a given width exists for
+//!   one square, decided by Z3 (`magicgen prove`).
 //!
 //! The fit search (`--method fit`), the candidates-and-packer search
 //! (`--method pack`) and `magicgen survey` produced earlier tables and the
@@ -27,4 +29,6 @@ pub mod compact;
 pub mod export;
 pub mod interleave;
 mod problem;
+#[cfg(feature = "z3")]
+pub mod prove;
 pub mod search;

@@ -70,8 +70,12 @@ impl Bar {
 /// file's header: every option that changes the result, none that does not
 /// (`--threads`, `--climb-log`, `--recheck-climbs`, `--out`).
 fn command(cli: &Cli, effort: u64) -> String {
+    let below = match cli.below_mask {
+        0 => String::new(),
+        n => format!(" --below-mask {n}"),
+    };
     format!(
-        "magicgen --method interleave --compact {} --effort {effort} --run-slots {} --seed {}",
+        "magicgen --method interleave --compact {}{below} --effort {effort} --run-slots {} --seed {}",
         cli.compact,
         cli.run_slots,
         seed_arg(cli.seed)
@@ -103,7 +107,7 @@ fn pool(cli: &Cli) -> Result<Vec<Vec<(u64, u32)>>, String> {
     let spec = PoolSpec {
         indexing: INDEXING,
         seed: cli.seed,
-        widths: &compact::widths,
+        widths: &|n| compact::widths(n, cli.below_mask),
         climbs: cli.compact,
         steps: COMPACT_STEPS,
     };

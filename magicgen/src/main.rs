@@ -79,6 +79,12 @@ pub(crate) struct Cli {
     /// each): the compact pool that the search packs.
     #[arg(long, default_value_t = 0, requires = "effort")]
     compact: u32,
+    /// Climb the compact pool also at up to this many index bits below each
+    /// mask's width (where a block, if one exists, is dense: constructive
+    /// collisions absorb the missing bits), each climb first descending to
+    /// a valid multiplier. 0: from the mask's width up.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=2), requires = "effort")]
+    below_mask: u32,
     /// Slots per run of the interleave search: two blocks never share a
     /// run. Shorter runs let blocks interlock more closely and pack slower.
     #[arg(long, default_value_t = magicgen::interleave::DEFAULT_RUN,
@@ -124,6 +130,20 @@ fn parse_method(text: &str) -> Result<Method, String> {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Decide with Z3 (feature `z3`) whether any black magic of `--bits`
+    /// index bits exists for one square: finds one, or proves there is none.
+    /// Bishops are decided in seconds to minutes; rooks are out of reach.
+    Prove {
+        /// The square, as slider:square (such as diagonal:d8).
+        #[arg(long, value_parser = parse_slider_square)]
+        square: (Slider, Square),
+        /// Index bits.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=16))]
+        bits: u32,
+        /// Give up after this many seconds (0: never).
+        #[arg(long, default_value_t = 0)]
+        timeout: u32,
+    },
     /// Print the committed table as one self-contained Rust or C file
     /// (rook_attacks and bishop_attacks, the magics and the shared attack
     /// table) that any chess engine can drop in: the masks are chess's rook
@@ -166,10 +186,12 @@ enum Mode {
     Bitscan { random: bool },
     /// `export`.
     Export,
+    /// `prove`.
+    Prove,
 }
 
 impl Mode {
-    const ALL: [Mode; 7] = [
+    const ALL: [Mode; 8] = [
         Mode::Rewrite,
         Mode::Check,
         Mode::Report,
@@ -177,6 +199,7 @@ impl Mode {
         Mode::Search,
         Mode::Bitscan { random: true },
         Mode::Export,
+        Mode::Prove,
     ];
 
     fn of(cli: &Cli) -> Mode {
@@ -185,6 +208,7 @@ impl Mode {
                 random: !(json && cfg!(feature = "z3")),
             },
             Some(Command::Export { .. }) => Mode::Export,
+            Some(Command::Prove { .. }) => Mode::Prove,
             None if cli.check => Mode::Check,
             None if cli.report => Mode::Report,
             None if cli.classic => Mode::Classic,
@@ -207,6 +231,7 @@ impl Mode {
                 "method",
                 "threads",
                 "compact",
+                "below_mask",
                 "run_slots",
                 "climb_log",
                 "recheck_climbs",
@@ -214,6 +239,7 @@ impl Mode {
             Mode::Bitscan { random: true } => &["seed", "random_tries", "bits", "json"],
             Mode::Bitscan { random: false } => &["bits", "json"],
             Mode::Export => &["lang"],
+            Mode::Prove => &["square", "bits", "timeout"],
         }
     }
 
@@ -230,6 +256,7 @@ impl Mode {
             Mode::Bitscan { random: true } => "bitscan runs the single-bit hash demo",
             Mode::Bitscan { random: false } => "bitscan --json with Z3 runs no random search",
             Mode::Export => "export prints the committed table as source code",
+            Mode::Prove => "prove decides one square with Z3",
         }
     }
 
@@ -240,7 +267,7 @@ impl Mode {
             Mode::Report => Some("report"),
             Mode::Classic => Some("classic"),
             Mode::Search => Some("effort"),
-            Mode::Rewrite | Mode::Bitscan { .. } | Mode::Export => None,
+            Mode::Rewrite | Mode::Bitscan { .. } | Mode::Export | Mode::Prove => None,
         }
     }
 
@@ -254,6 +281,7 @@ impl Mode {
             Mode::Search => "--effort",
             Mode::Bitscan { .. } => "bitscan",
             Mode::Export => "export",
+            Mode::Prove => "prove",
         }
     }
 }
@@ -305,6 +333,43 @@ pub(crate) fn seed_arg(seed: u64) -> String {
     }
 }
 
+/// `--square`: slider:square, such as diagonal:d8.
+fn parse_slider_square(text: &str) -> Result<(Slider, Square), String> {
+    let (slider, square) = text
+        .split_once(':')
+        .ok_or_else(|| format!("{text:?} is not slider:square (such as diagonal:d8)"))?;
+    let slider = Slider::parse(slider)
+        .ok_or_else(|| format!("{slider:?} is not a slider: orthogonal or diagonal"))?;
+    let square =
+        Square::parse(square).ok_or_else(|| format!("{square:?} is not a square (a1 to h8)"))?;
+    Ok((slider, square))
+}
+
+/// `magicgen prove`: Z3's verdict on one square and width.
+#[cfg(feature = "z3")]
+fn run_prove((slider, square): (Slider, Square), bits: u32, timeout: u32) -> Result<(), String> {
+    use magicgen::prove::{prove, Verdict};
+    let start = Instant::now();
+    let verdict = prove(slider, square, bits, timeout.saturating_mul(1000));
+    let seconds = start.elapsed().as_secs_f64();
+    let name = format!("{} {square} at {bits} bits", slider.name());
+    match verdict {
+        Verdict::Found(magic) => println!("{name}: magic 0x{magic:016x} ({seconds:.1} s)"),
+        Verdict::Impossible => {
+            println!("{name}: impossible, no multiplier exists ({seconds:.1} s)")
+        }
+        Verdict::Unknown => {
+            return Err(format!("{name}: Z3 gave no answer in {timeout} s"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "z3"))]
+fn run_prove(_: (Slider, Square), _: u32, _: u32) -> Result<(), String> {
+    Err("magicgen prove needs Z3: build with --features z3 (and libz3-dev)".into())
+}
+
 fn parse_u64(text: &str) -> Result<u64, String> {
     let parsed = match text.strip_prefix("0x") {
         Some(hex) => u64::from_str_radix(hex, 16),
@@ -340,6 +405,14 @@ fn run(cli: &Cli, mode: Mode) -> Result<(), String> {
                 json,
             }),
         ) => run_bitscan(*bits, cli.seed, *random_tries, *json),
+        (
+            _,
+            Some(Command::Prove {
+                square,
+                bits,
+                timeout,
+            }),
+        ) => run_prove(*square, *bits, *timeout),
         (_, Some(Command::Export { lang })) => {
             let text = export(&load_verified()?, *lang)?;
             let mut out = std::io::stdout().lock();

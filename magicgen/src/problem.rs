@@ -91,6 +91,38 @@ impl Scratch {
         Some(&self.slots)
     }
 
+    /// How many occupancies `magic` with `bits` bits sends to a slot that
+    /// an occupancy with other attacks took first (0: the magic is valid),
+    /// counted up to `bound + 1`: past the bound the count stops.
+    pub(crate) fn conflicts(
+        &mut self,
+        problem: &Problem,
+        magic: u64,
+        bits: u32,
+        bound: u32,
+    ) -> u32 {
+        self.tick = self.tick.wrapping_add(1);
+        if self.tick == 0 {
+            self.stamp.fill(0);
+            self.tick = 1;
+        }
+        let shift = 64 - bits;
+        let mut conflicts = 0;
+        for (&key, &att) in problem.keys.iter().zip(&problem.attacks) {
+            let s = (key.wrapping_mul(magic) >> shift) as usize;
+            if self.stamp[s] != self.tick {
+                self.stamp[s] = self.tick;
+                self.value[s] = att;
+            } else if self.value[s] != att {
+                conflicts += 1;
+                if conflicts > bound {
+                    break;
+                }
+            }
+        }
+        conflicts
+    }
+
     /// Whether local slot `s` is used by the last block tested.
     pub(crate) fn used_slot(&self, s: usize) -> bool {
         self.stamp[s] == self.tick
