@@ -14,6 +14,9 @@ use std::sync::Arc;
 pub const COOKIE: &str = "yolah_name";
 /// Characters a name may have at most.
 pub const MAX_NAME_CHARS: usize = 24;
+/// Bytes a `POST /name` body may have (24 characters of 4 bytes, and room
+/// for spaces around them).
+pub const MAX_BODY_BYTES: usize = 256;
 /// A year, in seconds: how long the browser keeps the name.
 const COOKIE_SECONDS: u64 = 365 * 24 * 3600;
 

@@ -242,8 +242,10 @@ $("me").onsubmit = async ev => {
 
 // --------------------------------------------------------------------- game
 function onWelcome(msg) {
-  S.role = msg.role; S.key = msg.key || null; S.game = msg.game;
+  // An invite comes with a game's first welcome only: kept across
+  // reconnections to the same game, dropped for another.
   S.invite = msg.invite || (S.game === msg.game ? S.invite : null);
+  S.role = msg.role; S.key = msg.key || null; S.game = msg.game;
   S.watch = msg.watch || null;
   S.history = null; S.viewPly = null; S.selected = null; S.state = null; S.confirmResign = false;
   if (msg.role === "watcher" && !msg.key) { S.wanted = {type: "watch", game: msg.game}; history.replaceState(null, "", `/?game=${msg.game}`); }

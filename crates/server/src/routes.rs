@@ -20,7 +20,11 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .route("/page.js", get(page::script))
         .route("/favicon.svg", get(page::favicon_svg))
         .route("/favicon.ico", get(page::favicon_ico))
-        .route("/name", axum::routing::post(names::set))
+        .route(
+            "/name",
+            axum::routing::post(names::set)
+                .layer(axum::extract::DefaultBodyLimit::max(names::MAX_BODY_BYTES)),
+        )
         .route("/live", get(live))
         .route("/record", get(archive::record))
         .route("/games", get(archive::list))

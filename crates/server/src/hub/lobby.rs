@@ -36,11 +36,19 @@ pub(super) struct Seeks {
 }
 
 impl Hub {
-    /// `conn` hears of the lobby: now, and whenever it changes.
+    /// `conn` hears of the lobby: now, and whenever it changes. Asking
+    /// again changes nothing (a flood of `lobby` earns no snapshots).
     pub(super) fn subscribe(&mut self, conn: ConnId) -> Outbox {
-        if let Some(c) = self.conns.get_mut(&conn) {
-            c.lobby = true;
+        match self.conns.get_mut(&conn) {
+            Some(c) if c.lobby => return Outbox::default(),
+            Some(c) => c.lobby = true,
+            None => return Outbox::default(),
         }
+        self.snapshot(conn)
+    }
+
+    /// The lobby as it is now, for `conn` alone.
+    fn snapshot(&self, conn: ConnId) -> Outbox {
         let (seeks, live, live_total) = self.lobby_parts();
         let mut out = Outbox::default();
         out.to(conn, lobby_for(conn, &seeks, &live, live_total));
@@ -101,7 +109,8 @@ impl Hub {
             control,
         });
         self.lobby_changed = true;
-        out.extend(self.subscribe(conn));
+        c.lobby = true;
+        out.extend(self.snapshot(conn));
         out
     }
 
@@ -110,7 +119,7 @@ impl Hub {
             return Outbox::error(conn, "you have no open challenge");
         }
         let mut out = self.withdraw_seek(conn);
-        out.extend(self.subscribe(conn));
+        out.extend(self.snapshot(conn));
         out
     }
 

@@ -282,13 +282,35 @@ impl Hub {
         out
     }
 
-    /// Watch a game by its number: one in memory (the live list's games).
+    /// Watch a game being played by its number (the live list's games,
+    /// public like every game in progress): one in memory, or an unfinished
+    /// one the database has (after a restart, a watcher's page may come
+    /// back before the players').
     pub(super) fn watch(&mut self, conn: ConnId, id: u64) -> Outbox {
-        let out = match self.free_for_another(conn) {
+        let mut out = match self.free_for_another(conn) {
             Ok(out) => out,
             Err(e) => return Outbox::error(conn, e),
         };
-        let mut out = out;
+        if !self.games.contains_key(&id) {
+            match self.store.load(id) {
+                Ok(Some(stored)) if stored.finished.is_none() => match self.make_room() {
+                    Ok(room) => {
+                        out.extend(room);
+                        self.games
+                            .insert(id, Game::from_stored(&stored, (self.now)()));
+                    }
+                    Err(e) => {
+                        out.error_to(conn, e);
+                        return out;
+                    }
+                },
+                Ok(_) => {}
+                Err(e) => {
+                    out.error_to(conn, format!("cannot load game {id}: {e}"));
+                    return out;
+                }
+            }
+        }
         out.extend(self.add_watcher(conn, id, None));
         out
     }

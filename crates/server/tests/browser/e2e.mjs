@@ -11,26 +11,35 @@
 import { chromium } from "playwright-core";
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const [yolah, shots] = process.argv.slice(2);
 const db = join(mkdtempSync(join(tmpdir(), "yolah-e2e-")), "games.db");
-const server = spawn(yolah, [
-  "serve", "--port", "0", "--db", db,
-  "--clocks", "0.2+0", "3+2", "--analysis-time", "500ms",
-], { stdio: ["ignore", "ignore", "pipe"] });
-const url = await new Promise((resolve, reject) => {
-  let err = "";
-  server.stderr.on("data", d => {
-    err += d;
-    // Wait for the whitespace after the address: stderr may arrive in
-    // pieces, and a piece can end inside it ("http://127.0.0.1" before ":port").
-    const m = err.match(/serving (http:\/\/\S+)\s/);
-    if (m) resolve(m[1]);
-  });
-  server.on("exit", code => reject(new Error(`yolah serve exited (${code}): ${err}`)));
+// A fixed port, so that the pages can reconnect to the server restarted.
+const port = await new Promise(resolve => {
+  const probe = createServer().listen(0, "127.0.0.1", () => { const p = probe.address().port; probe.close(() => resolve(p)); });
 });
+let server;
+function startServer() {
+  server = spawn(yolah, [
+    "serve", "--port", String(port), "--db", db,
+    "--clocks", "0.2+0", "3+2", "--analysis-time", "500ms",
+  ], { stdio: ["ignore", "ignore", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    server.stderr.on("data", d => {
+      err += d;
+      // Wait for the whitespace after the address: stderr may arrive in
+      // pieces, and a piece can end inside it ("http://127.0.0.1" before ":port").
+      const m = err.match(/serving (http:\/\/\S+)\s/);
+      if (m) resolve(m[1]);
+    });
+    server.on("exit", code => reject(new Error(`yolah serve exited (${code}): ${err}`)));
+  });
+}
+const url = await startServer();
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -185,6 +194,18 @@ try {
   await cy.waitForFunction(() => typeof S !== "undefined" && S.role === "watcher" && S.state, null, WAIT);
   check(/you are watching|Your move|to move/.test(await text(cy, "#status")), "Cy watches");
   log("live list:", live);
+
+  // kill -9 mid-game and a restart on the same database: the pages
+  // reconnect by themselves, the game and its clock come back.
+  const before = await ada.evaluate(() => ({ moves: S.state.moves.length, black: S.state.clock.black_ms }));
+  server.kill("SIGKILL");
+  await waitText(ada, "#status", "Connection lost");
+  await startServer();
+  await ada.waitForFunction(n => S.ws.readyState === 1 && S.state && S.state.moves.length === n && S.state.clock.running === "black", before.moves, WAIT);
+  const after = await ada.evaluate(() => S.state.clock.black_ms);
+  check(after >= before.black - 1000, `Black's clock after the restart: ${after} ms, before ${before.black} ms`);
+  await cy.waitForFunction(n => S.ws.readyState === 1 && S.state && S.state.moves.length === n, before.moves, WAIT);
+  log(`kill -9 and restart: both pages back at ply ${before.moves}, Black's clock ${before.black} → ${after} ms`);
 
   // A resignation, seen by the watcher.
   await ada.click("#resign");

@@ -90,6 +90,10 @@ fn a_challenge_is_accepted_by_someone_else_and_the_game_starts() {
     assert_eq!(welcome_to(&out, 7).0, "watcher");
     assert_eq!(state_to(&out, 7).moves, ["d5:b7"]);
     assert!(errors(&h.handle(8, r#"{"type":"watch","game":999}"#))[0].contains("not being played"));
+    // Out of memory, an unfinished game is loaded for its watcher.
+    h.evict(s.game);
+    let out = h.handle(9, &format!(r#"{{"type":"watch","game":{}}}"#, s.game));
+    assert_eq!(state_to(&out, 9).moves, ["d5:b7"]);
 }
 
 #[test]
