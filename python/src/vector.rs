@@ -8,7 +8,9 @@
 //! step (the two players share one policy, as in self-play); `to_play`
 //! says which colour that is, `rewards` is the reward of the side that
 //! just moved (+1 win, 0 draw, −1 loss, 0 until the end) and
-//! `colour_rewards` the rewards of Black and White.
+//! `colour_rewards` the rewards of Black and White, `points` Black's and
+//! White's points after the move (the final points when a game ends, even
+//! if `same_step` starts the next one at once).
 //!
 //! The end of a game is handled as Gymnasium's autoreset modes say:
 //! `next_step` (the step after the end starts a new game and ignores its
@@ -207,6 +209,7 @@ struct StepRows<'a> {
     final_flags: Option<&'a mut [bool]>,
     rewards: &'a mut [f32],
     colour_rewards: &'a mut [f32],
+    points: &'a mut [u8],
     terminated: &'a mut [bool],
     to_play: &'a mut [i8],
     played: &'a mut [i16],
@@ -231,6 +234,7 @@ impl<'a> StepRows<'a> {
         };
         let (rewards, rewards2) = self.rewards.split_at_mut(n);
         let (colour_rewards, colour_rewards2) = self.colour_rewards.split_at_mut(2 * n);
+        let (points, points2) = self.points.split_at_mut(2 * n);
         let (terminated, terminated2) = self.terminated.split_at_mut(n);
         let (to_play, to_play2) = self.to_play.split_at_mut(n);
         let (played, played2) = self.played.split_at_mut(n);
@@ -241,6 +245,7 @@ impl<'a> StepRows<'a> {
                 final_flags,
                 rewards,
                 colour_rewards,
+                points,
                 terminated,
                 to_play,
                 played,
@@ -251,6 +256,7 @@ impl<'a> StepRows<'a> {
                 final_flags: final_flags2,
                 rewards: rewards2,
                 colour_rewards: colour_rewards2,
+                points: points2,
                 terminated: terminated2,
                 to_play: to_play2,
                 played: played2,
@@ -267,6 +273,13 @@ impl<'a> StepRows<'a> {
         if let Some(flags) = self.final_flags.as_deref_mut() {
             flags[i] = false;
         }
+    }
+
+    /// Writes Black's and White's points in `pos` into row `i`.
+    #[inline]
+    fn score(&mut self, i: usize, pos: &Position) {
+        self.points[2 * i] = pos.score(Color::Black);
+        self.points[2 * i + 1] = pos.score(Color::White);
     }
 
     /// Writes the observation of `pos` into row `i`.
@@ -317,6 +330,7 @@ fn step_game(
                 game.pos = Position::START;
                 game.ended = false;
             }
+            out.score(i, &game.pos);
             out.observe(i, &game.pos);
             return false;
         }
@@ -324,6 +338,7 @@ fn step_game(
             // next_step: this step starts the new game.
             game.pos = Position::START;
             game.ended = false;
+            out.score(i, &game.pos);
             out.observe(i, &game.pos);
             return false;
         }
@@ -335,6 +350,7 @@ fn step_game(
     out.played[i] = action_index(m) as i16;
     let mover = game.pos.side_to_move();
     game.pos.play(m);
+    out.score(i, &game.pos);
     let over = game.pos.is_game_over();
     if over {
         let outcome = game.pos.outcome();
@@ -451,6 +467,7 @@ pub struct VectorGames {
     final_flags: Option<Py<PyArray1<bool>>>,
     rewards: Py<PyArray1<f32>>,
     colour_rewards: Py<PyArray2<f32>>,
+    points: Py<PyArray2<u8>>,
     terminated: Py<PyArray1<bool>>,
     truncated: Py<PyArray1<bool>>,
     to_play: Py<PyArray1<i8>>,
@@ -514,6 +531,7 @@ impl VectorGames {
             .bind(py)
             .try_readwrite()
             .map_err(borrow_error)?;
+        let mut points = self.points.bind(py).try_readwrite().map_err(borrow_error)?;
         let mut terminated = self
             .terminated
             .bind(py)
@@ -531,6 +549,7 @@ impl VectorGames {
             final_flags: slice!(final_flags),
             rewards: contiguous(rewards.as_slice_mut())?,
             colour_rewards: contiguous(colour_rewards.as_slice_mut())?,
+            points: contiguous(points.as_slice_mut())?,
             terminated: contiguous(terminated.as_slice_mut())?,
             to_play: contiguous(to_play.as_slice_mut())?,
             played: contiguous(played.as_slice_mut())?,
@@ -595,6 +614,7 @@ impl VectorGames {
             final_flags: same_step.then(|| PyArray1::zeros(py, [num_envs], false).unbind()),
             rewards: PyArray1::zeros(py, [num_envs], false).unbind(),
             colour_rewards: PyArray2::zeros(py, [num_envs, 2], false).unbind(),
+            points: PyArray2::zeros(py, [num_envs, 2], false).unbind(),
             terminated: PyArray1::zeros(py, [num_envs], false).unbind(),
             truncated: PyArray1::zeros(py, [num_envs], false).unbind(),
             to_play: PyArray1::zeros(py, [num_envs], false).unbind(),
@@ -616,7 +636,7 @@ impl VectorGames {
 
     /// The output arrays, by name: `obs` (a dict of the observation's
     /// arrays), `final_obs` (the same, `same_step` only), `final_flags`,
-    /// `rewards`, `colour_rewards`, `terminated`, `truncated`, `to_play`
+    /// `rewards`, `colour_rewards`, `points`, `terminated`, `truncated`, `to_play`
     /// and `actions` (the actions played, -1 where a game was reset).
     fn arrays<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
@@ -627,6 +647,7 @@ impl VectorGames {
         d.set_item("final_flags", &self.final_flags)?;
         d.set_item("rewards", &self.rewards)?;
         d.set_item("colour_rewards", &self.colour_rewards)?;
+        d.set_item("points", &self.points)?;
         d.set_item("terminated", &self.terminated)?;
         d.set_item("truncated", &self.truncated)?;
         d.set_item("to_play", &self.to_play)?;
@@ -743,6 +764,7 @@ mod tests {
         };
         let (mut rewards, mut colour, mut term, mut to_play, mut played) =
             ([0f32; 1], [0f32; 2], [false; 1], [0i8; 1], [0i16; 1]);
+        let mut points = [0u8; 2];
         let mut ends = 0;
         for _ in 0..500 {
             let mut rows = StepRows {
@@ -751,6 +773,7 @@ mod tests {
                 final_flags: None,
                 rewards: &mut rewards,
                 colour_rewards: &mut colour,
+                points: &mut points,
                 terminated: &mut term,
                 to_play: &mut to_play,
                 played: &mut played,

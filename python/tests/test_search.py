@@ -170,7 +170,7 @@ def test_the_batched_search_plays_the_players_move(tmp_path):
 
 
 def test_gradients_match_finite_differences():
-    net = Network.init(hidden1=8, hidden2=6, rank=2, seed=3)
+    net = Network.init(hidden1=8, hidden2=6, rank=2, seed=3, margin_head=True)
     for k in net.params:
         net.params[k] = net.params[k].astype(np.float64) + 0.1
     env = VectorEnv(6, legal_actions=True)
@@ -182,15 +182,17 @@ def test_gradients_match_finite_differences():
     target = np.where(legal >= 0, rng.random(legal.shape), 0)
     target /= target.sum(axis=1, keepdims=True)
     z = rng.choice([-1.0, 0.0, 1.0], 6)
-    loss, grads = net.loss_and_gradients(obs, legal, target, z)
-    for name in ["W1", "b2", "wv", "Wf", "bt", "Wu", "bv2"]:
+    margin = rng.integers(-20, 20, 6)
+    loss, grads = net.loss_and_gradients(obs, legal, target, z, margin=margin)
+    assert loss["margin"] > 0
+    for name in ["W1", "b2", "wv", "Wf", "bt", "Wu", "bv2", "wm", "bm"]:
         p = net.params[name]
         i = tuple(rng.integers(0, s) for s in p.shape)
         old = p[i]
         p[i] = old + 1e-5
-        up = net.loss_and_gradients(obs, legal, target, z)[0]["total"]
+        up = net.loss_and_gradients(obs, legal, target, z, margin=margin)[0]["total"]
         p[i] = old - 1e-5
-        down = net.loss_and_gradients(obs, legal, target, z)[0]["total"]
+        down = net.loss_and_gradients(obs, legal, target, z, margin=margin)[0]["total"]
         p[i] = old
         assert np.isclose((up - down) / 2e-5, grads[name][i], rtol=1e-3, atol=1e-6), name
 

@@ -75,6 +75,7 @@ def test_next_step_games_are_the_engines_games():
             else:
                 assert rewards[i] == 0
             assert info["to_play"][i] == (0 if positions[i].side_to_move == "black" else 1)
+            assert list(info["points"][i]) == [positions[i].black_score, positions[i].white_score]
     assert games_ended >= 20
 
 
@@ -97,6 +98,7 @@ def test_same_step_keeps_the_final_observation():
                 assert np.array_equal(final["observation"], planes)
                 assert np.array_equal(final["scores"], scores)
                 assert not unpack_mask(final["action_mask"]).any()
+                assert list(info["points"][i]) == [positions[i].black_score, positions[i].white_score]
                 positions[i] = yolah.Position()
             elif "_final_obs" in info:
                 assert not info["_final_obs"][i] and info["final_obs"][i] is None

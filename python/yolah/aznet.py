@@ -29,6 +29,13 @@ import numpy as np
 INPUTS = 4 * 64 + 2
 #: The order of the arrays in the file (and in ``Network.params``).
 NAMES = ["W1", "b1", "W2", "b2", "wv", "bv", "Wf", "bf", "Wt", "bt", "Wu", "bu", "Wv", "bv2"]
+#: A training-only head, not in the file: the final margin (the side to
+#: move's points minus the opponent's, / MARGIN_SCALE) from ``h2``. An auxiliary
+#: target: the margin says more about a game than its sign, and teaches the
+#: trunk what the value head needs.
+AUX = ["wm", "bm"]
+#: Margins of random games have a standard deviation of about 5 points.
+MARGIN_SCALE = 4.0
 MAGIC = b"YOLAHAZ1"
 
 
@@ -64,7 +71,8 @@ class Network:
     """The weights (``params``, float32 arrays by name) and their use."""
 
     def __init__(self, params):
-        self.params = {k: np.ascontiguousarray(params[k], dtype=np.float32) for k in NAMES}
+        names = NAMES + [k for k in AUX if k in params]
+        self.params = {k: np.ascontiguousarray(params[k], dtype=np.float32) for k in names}
         self.hidden1 = self.params["W1"].shape[1]
         self.hidden2 = self.params["W2"].shape[1]
         self.rank = self.params["Wu"].shape[1] // 64
@@ -74,16 +82,20 @@ class Network:
                 raise ValueError(f"{k} has shape {self.params[k].shape}, expected {expected[k]}")
 
     @classmethod
-    def init(cls, hidden1=128, hidden2=128, rank=8, seed=0):
+    def init(cls, hidden1=128, hidden2=128, rank=8, seed=0, margin_head=False):
         """He-initialised weights, zero biases; the policy and value heads
-        start small (uniform priors, values near 0)."""
+        start small (uniform priors, values near 0). ``margin_head`` adds
+        the training-only margin head."""
         rng = np.random.default_rng(seed)
         params = {}
-        for k, shape in shapes(hidden1, hidden2, rank).items():
+        all_shapes = dict(shapes(hidden1, hidden2, rank))
+        if margin_head:
+            all_shapes.update({"wm": (hidden2, 1), "bm": (1,)})
+        for k, shape in all_shapes.items():
             if len(shape) == 1:
                 params[k] = np.zeros(shape, np.float32)
             else:
-                scale = np.sqrt(2.0 / shape[0]) * (0.1 if k in ("wv", "Wf", "Wt", "Wu", "Wv") else 1.0)
+                scale = np.sqrt(2.0 / shape[0]) * (0.1 if k in ("wv", "wm", "Wf", "Wt", "Wu", "Wv") else 1.0)
                 params[k] = (rng.standard_normal(shape) * scale).astype(np.float32)
         return cls(params)
 
@@ -118,13 +130,17 @@ class Network:
 
     # -- training -------------------------------------------------------
 
-    def loss_and_gradients(self, observations, legal, target, z, value_weight=1.0):
+    def loss_and_gradients(self, observations, legal, target, z, value_weight=1.0, margin=None, margin_weight=0.5):
         """The loss of a batch and its gradients: cross-entropy of the
         policy over the legal moves (``legal`` int (B, M), -1 padded;
         ``target`` (B, M) the visit distribution) plus ``value_weight``
         times the squared error of the value against the result ``z``
-        (B,) for the side to move. Returns ``(losses, gradients)``,
-        ``losses`` a dict of ``policy``, ``value`` and ``total``."""
+        (B,) for the side to move, plus, with the margin head and
+        ``margin`` (B,) (the final points difference for the side to move),
+        ``margin_weight`` times the squared error of the margin /
+        ``MARGIN_SCALE``.
+        Returns ``(losses, gradients)``, ``losses`` a dict of ``policy``,
+        ``value``, ``margin`` and ``total``."""
         p, k = self.params, self.rank
         x = features(observations)
         batch = len(x)
@@ -168,13 +184,23 @@ class Network:
         g["Wu"], g["bu"] = h2.T @ du, du.sum(0)
         g["Wv"], g["bv2"] = h2.T @ dv, dv.sum(0)
         dh2 = dvalue @ p["wv"].T + df @ p["Wf"].T + dt @ p["Wt"].T + du @ p["Wu"].T + dv @ p["Wv"].T
+        margin_loss = 0.0
+        if "wm" in p and margin is not None:
+            predicted = (h2 @ p["wm"] + p["bm"])[:, 0]
+            error = predicted - np.asarray(margin, np.float32) / MARGIN_SCALE
+            margin_loss = float(np.mean(error**2))
+            dm = ((2 * margin_weight / batch) * error)[:, None].astype(np.float32)
+            g["wm"], g["bm"] = h2.T @ dm, dm.sum(0)
+            dh2 = dh2 + dm @ p["wm"].T
+        elif "wm" in p:
+            g["wm"], g["bm"] = np.zeros_like(p["wm"]), np.zeros_like(p["bm"])
         dz2 = dh2 * (h2 > 0)
         g["W2"], g["b2"] = h1.T @ dz2, dz2.sum(0)
         dz1 = (dz2 @ p["W2"].T) * (h1 > 0)
         g["W1"], g["b1"] = x.T @ dz1, dz1.sum(0)
-        total = policy_loss + value_weight * value_loss
-        losses = {"policy": float(policy_loss), "value": float(value_loss), "total": float(total)}
-        return losses, {name: g[name].astype(np.float32) for name in NAMES}
+        total = policy_loss + value_weight * value_loss + margin_weight * margin_loss
+        losses = {"policy": float(policy_loss), "value": float(value_loss), "margin": margin_loss, "total": float(total)}
+        return losses, {name: g[name].astype(np.float32) for name in self.params}
 
     # -- the file -------------------------------------------------------
 

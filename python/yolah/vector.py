@@ -22,8 +22,10 @@ policy plays both colours; ``info["to_play"]`` says which colour that is
 (0 Black, 1 White). ``rewards`` is the reward of the side that just moved:
 +1 for a win, 0 for a draw, -1 for a loss, 0 before the end. The
 opponent's reward is its negative; ``info["rewards"]`` has both by colour,
-``(num_envs, 2)`` for Black and White. Games end by the rules, never by
-truncation.
+``(num_envs, 2)`` for Black and White, and ``info["points"]`` (``uint8
+(num_envs, 2)``) Black's and White's points after the move: a game's final
+points when it ends, even in ``SAME_STEP`` mode. Games end by the rules,
+never by truncation.
 
 **Observations** are a dict:
 
@@ -163,6 +165,7 @@ class VectorEnv(_GymVectorEnv):
         self._final_flags = arrays["final_flags"]
         self._rewards = arrays["rewards"]
         self._colour_rewards = arrays["colour_rewards"]
+        self._points = arrays["points"]
         self._terminated = arrays["terminated"]
         self._truncated = arrays["truncated"]
         self._to_play = arrays["to_play"]
@@ -236,6 +239,8 @@ class VectorEnv(_GymVectorEnv):
             "_to_play": self._everywhere,
             "rewards": copy(self._colour_rewards),
             "_rewards": self._everywhere,
+            "points": copy(self._points),
+            "_points": self._everywhere,
         }
         if ended and self._final_obs is not None:
             flags = self._final_flags
