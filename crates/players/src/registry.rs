@@ -9,7 +9,6 @@ use crate::external::ExternalEngine;
 use crate::limits::MAX_THREADS;
 use crate::mc::MonteCarlo;
 use crate::mcts::Mcts;
-use crate::nn::QuantNet;
 use crate::player::Player;
 use crate::random::RandomPlayer;
 use crate::spec::{FromSpec, Spec, SpecError};
@@ -36,7 +35,13 @@ const PLAYERS: [Entry; 7] = [
     entry::<MonteCarlo>("mc"),
     entry::<Mcts>("mcts"),
     entry::<AlphaBeta<Weights>>("alphabeta"),
-    entry::<AlphaBeta<QuantNet>>("nn"),
+    // Each network format and width is its own type: `nn` builds whichever
+    // `net=` loads.
+    Entry {
+        name: "nn",
+        keys: crate::alphabeta::nn_keys,
+        build: crate::alphabeta::nn_from_spec,
+    },
     entry::<AlphaZero>("az"),
     entry::<ExternalEngine>("engine"),
 ];

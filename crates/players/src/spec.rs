@@ -7,7 +7,7 @@
 use crate::budget::Budget;
 use crate::eval::{Weights, WeightsError};
 use crate::limits::MAX_THREADS;
-use crate::nn::{FloatNet, NetError, QuantNet};
+use crate::nn::{NetError, Network};
 use std::fmt;
 use std::time::Duration;
 
@@ -355,17 +355,16 @@ impl<'a> Spec<'a> {
         }
     }
 
-    /// The network of `net=FILE`, or the shipped one.
-    pub(crate) fn net(&self) -> Result<QuantNet, SpecError> {
+    /// The network of `net=FILE` (of either format), or the shipped one.
+    pub(crate) fn net(&self) -> Result<Network, SpecError> {
         let Some(path) = self.value("net") else {
-            return Ok(QuantNet::default_net());
+            return Ok(Network::shipped());
         };
-        let error = |error| SpecError::Net {
+        Network::load(path).map_err(|error| SpecError::Net {
             spec: self.text.to_string(),
             path: path.to_string(),
             error: Box::new(error),
-        };
-        QuantNet::new(&FloatNet::load(path).map_err(error)?).map_err(error)
+        })
     }
 
     /// The heuristic's weights of `weights=` (a name or a file), or the

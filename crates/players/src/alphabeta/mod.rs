@@ -17,6 +17,7 @@ use crate::solve::Solver;
 use crate::table::Table;
 use endgame::Attempt;
 pub use options::SearchOptions;
+pub(crate) use options::{nn_from_spec, nn_keys};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 use worker::Worker;

@@ -4,8 +4,9 @@
 
 use super::{AlphaBeta, MAX_PLY};
 use crate::budget::Budget;
+use crate::eval::Evaluator;
 use crate::eval::Weights;
-use crate::nn::QuantNet;
+use crate::player::Player;
 use crate::spec::{FromSpec, Spec, SpecError};
 
 /// `alphabeta`: the heuristic evaluation (`weights=NAME_OR_FILE` for other
@@ -26,23 +27,27 @@ impl FromSpec for AlphaBeta<Weights> {
     }
 }
 
-/// `nn`: the same search with the network evaluation (`net=FILE` for
-/// another network than the shipped one).
-impl FromSpec for AlphaBeta<QuantNet> {
-    fn keys() -> Vec<&'static str> {
-        let keys = ["depth", "nodes", "time", "threads", "net", "seed"];
-        [&keys[..], &OPTION_KEYS[..]].concat()
-    }
+/// The keys of `nn`: the same search with the network evaluation
+/// (`net=FILE` for another network than the shipped one).
+pub(crate) fn nn_keys() -> Vec<&'static str> {
+    let keys = ["depth", "nodes", "time", "threads", "net", "seed"];
+    [&keys[..], &OPTION_KEYS[..]].concat()
+}
 
-    fn from_spec(spec: &Spec) -> Result<AlphaBeta<QuantNet>, SpecError> {
-        let budget = parse_budget(spec)?;
-        let net = spec.net()?;
-        let mut player = AlphaBeta::with_evaluator(budget, net, spec.seed()?);
-        player.set_spec(spec.text());
-        player.set_threads(spec.threads()?);
-        player.set_options(parse_options(spec)?);
-        Ok(player)
-    }
+/// The `nn` player of `spec`: an [`AlphaBeta`] over whichever network type
+/// `net=` loads (each format and width is its own type).
+pub(crate) fn nn_from_spec(spec: &Spec) -> Result<Box<dyn Player>, SpecError> {
+    let net = spec.net()?;
+    crate::with_network!(net, net => nn_player(spec, net))
+}
+
+fn nn_player<E: Evaluator + 'static>(spec: &Spec, net: E) -> Result<Box<dyn Player>, SpecError> {
+    let budget = parse_budget(spec)?;
+    let mut player = AlphaBeta::with_evaluator(budget, net, spec.seed()?);
+    player.set_spec(spec.text());
+    player.set_threads(spec.threads()?);
+    player.set_options(parse_options(spec)?);
+    Ok(Box::new(player))
 }
 
 /// The budget of a spec: `depth=`, `nodes=` or `time=` (depth 7 when none

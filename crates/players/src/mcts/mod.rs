@@ -18,7 +18,7 @@ mod tree;
 
 use crate::budget::{Budget, Clock};
 use crate::limits::{MAX_THREADS, REPORT_EVERY};
-use crate::nn::QuantNet;
+use crate::nn::Network;
 use crate::player::{Analysis, Player, Search};
 use crate::score::Score;
 use crate::spec::{FromSpec, Spec, SpecError};
@@ -71,7 +71,7 @@ pub enum LeafValue {
     /// One uniformly random playout to the end of the game.
     Playout,
     /// The network's expected result, without a playout.
-    Network(Box<QuantNet>),
+    Network(Box<Network>),
 }
 
 /// MCTS player.

@@ -60,6 +60,8 @@ pub enum NetError {
     Dimensions {
         /// Inputs, first layer, scalars, second layer, as read.
         found: [u32; 4],
+        /// The first-layer widths the file's format allows, in words.
+        widths: String,
     },
     /// The file's length is not the one its dimensions give.
     Length {
@@ -72,6 +74,8 @@ pub enum NetError {
     Width {
         /// The width.
         width: usize,
+        /// The widths the network's format allows, in words.
+        widths: String,
     },
     /// The arrays' lengths are not those of the width.
     Arrays {
@@ -109,17 +113,16 @@ impl std::fmt::Display for NetError {
             NetError::NotANetwork { magic } => {
                 write!(f, "not a yolah network (it must start with {magic})")
             }
-            NetError::Dimensions { found } => write!(
+            NetError::Dimensions { found, widths } => write!(
                 f,
                 "network dimensions {found:?}, this build needs [{INPUTS}, H, {SCALARS}, {HIDDEN2}] \
-                 with H {}",
-                hidden1_rule()
+                 with H {widths}"
             ),
             NetError::Length { bytes, expected } => {
                 write!(f, "network file has {bytes} bytes, expected {expected}")
             }
-            NetError::Width { width } => {
-                write!(f, "first layer width {width} is not {}", hidden1_rule())
+            NetError::Width { width, widths } => {
+                write!(f, "first layer width {width} is not {widths}")
             }
             NetError::Arrays {
                 width,
@@ -189,7 +192,10 @@ impl FloatNet {
         let hidden1 = dims[1] as usize;
         let expected = [INPUTS, hidden1, SCALARS, HIDDEN2].map(|d| d as u32);
         if dims != expected || !valid_hidden1(hidden1) {
-            return Err(NetError::Dimensions { found: dims });
+            return Err(NetError::Dimensions {
+                found: dims,
+                widths: hidden1_rule(),
+            });
         }
         let expected_bytes = net_bytes(hidden1);
         if bytes.len() != expected_bytes {
@@ -227,6 +233,7 @@ impl FloatNet {
         if !valid_hidden1(self.hidden1) {
             return Err(NetError::Width {
                 width: self.hidden1,
+                widths: hidden1_rule(),
             });
         }
         let lengths = self.arrays().map(<[f32]>::len);

@@ -16,15 +16,20 @@
 //!   forward pass;
 //! * [`quant`]: the integer network the search runs, with accumulators kept
 //!   for both points of view and updated per move;
-//! * `kernels`: the vectorised second layer.
+//! * `kernels`: the vectorised second layer;
+//! * [`v2`]: the second format, wider and in 16- and 8-bit integers;
+//! * [`Network`]: a network of either format, as `net=FILE` loads it.
 //!
 //! Self-play data and training are in `yolah-lab`.
 
 pub mod float;
 mod kernels;
+mod network;
 pub mod quant;
+pub mod v2;
 
 pub use float::{FloatNet, NetError, MAX_NET_BYTES, MAX_WEIGHT};
+pub use network::Network;
 pub use quant::{Accumulator, Accumulators, QuantNet};
 
 use crate::eval::Features;
@@ -147,7 +152,7 @@ mod tests {
             kind(&good[..good.len() - 4]),
             NetError::Length { bytes, expected } if bytes + 4 == expected
         ));
-        assert!(matches!(kind(&dims), NetError::Dimensions { found } if found[1] == 65));
+        assert!(matches!(kind(&dims), NetError::Dimensions { found, .. } if found[1] == 65));
         assert!(matches!(kind(&nan), NetError::Weight { value, .. } if value.is_nan()));
         assert!(matches!(
             FloatNet::load("/no/such.bin"),

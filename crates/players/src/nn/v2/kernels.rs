@@ -1,0 +1,127 @@
+//! The second layer on the first layer's 8-bit outputs, in two versions
+//! that give identical integers: AVX2 (chosen at compile time where the
+//! target has it, as `.cargo/config.toml` arranges on x86-64 Linux) and a
+//! portable loop.
+//!
+//! Inputs come in groups of four and a group's weights are interleaved per
+//! output, `group[4j + k] = w[4g + k][j]`: one broadcast of four unsigned
+//! inputs against two registers of weights is, through `vpmaddubsw` (pairs
+//! of 8-bit products added into 16 bits) and `vpmaddwd` by ones (pairs of
+//! those added into 32 bits), four multiply-adds for each of the 16
+//! outputs. No sum saturates: inputs are at most 127 and weights within
+//! ±127 (−128 is never produced), so a pair of products stays within
+//! ±32,258.
+
+use crate::nn::HIDDEN2;
+
+/// The weights of four inputs for every output, interleaved as the module
+/// says, aligned for vector loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct Group(pub [i8; 4 * HIDDEN2]);
+
+/// `start[j] + Σ_i x[i]·w[i][j]` for every output `j`, over the inputs `x`
+/// (four per group of `groups`).
+#[inline]
+pub(crate) fn affine(x: &[u8], groups: &[Group], start: [i32; HIDDEN2]) -> [i32; HIDDEN2] {
+    assert_eq!(x.len(), 4 * groups.len());
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    {
+        affine_avx2(x, groups, start)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
+    {
+        affine_portable(x, groups, start)
+    }
+}
+
+/// The portable version of [`affine`].
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "avx2"))))]
+pub(crate) fn affine_portable(x: &[u8], groups: &[Group], start: [i32; HIDDEN2]) -> [i32; HIDDEN2] {
+    let mut out = start;
+    for (four, group) in x.chunks_exact(4).zip(groups) {
+        for (j, o) in out.iter_mut().enumerate() {
+            let w = &group.0[4 * j..4 * j + 4];
+            *o += four
+                .iter()
+                .zip(w)
+                .map(|(&x, &w)| i32::from(x) * i32::from(w))
+                .sum::<i32>();
+        }
+    }
+    out
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline]
+fn affine_avx2(x: &[u8], groups: &[Group], start: [i32; HIDDEN2]) -> [i32; HIDDEN2] {
+    use core::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_load_si256, _mm256_loadu_si256, _mm256_madd_epi16,
+        _mm256_maddubs_epi16, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_storeu_si256,
+    };
+    const LANES: usize = 8;
+    const _: () = assert!(HIDDEN2 == 2 * LANES);
+    let mut out = [0i32; HIDDEN2];
+    // SAFETY: AVX2 is enabled for this whole compilation (the cfg above).
+    // `start` and `out` hold 2 * LANES i32; a `Group` is two 256-bit
+    // registers and 32-byte aligned, as `_mm256_load_si256` needs.
+    unsafe {
+        let ones = _mm256_set1_epi16(1);
+        let mut low = _mm256_loadu_si256(start.as_ptr().cast());
+        let mut high = _mm256_loadu_si256(start.as_ptr().add(LANES).cast());
+        for (four, group) in x.chunks_exact(4).zip(groups) {
+            let inputs = i32::from_le_bytes([four[0], four[1], four[2], four[3]]);
+            let broadcast = _mm256_set1_epi32(inputs);
+            let weights: *const __m256i = group.0.as_ptr().cast();
+            let pairs_low = _mm256_maddubs_epi16(broadcast, _mm256_load_si256(weights));
+            let pairs_high = _mm256_maddubs_epi16(broadcast, _mm256_load_si256(weights.add(1)));
+            low = _mm256_add_epi32(low, _mm256_madd_epi16(pairs_low, ones));
+            high = _mm256_add_epi32(high, _mm256_madd_epi16(pairs_high, ones));
+        }
+        _mm256_storeu_si256(out.as_mut_ptr().cast(), low);
+        _mm256_storeu_si256(out.as_mut_ptr().add(LANES).cast(), high);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use yolah::Rng;
+
+    #[test]
+    fn both_versions_give_the_same_integers_at_the_extremes_too() {
+        let mut rng = Rng::new(5);
+        for round in 0..300 {
+            let groups = 1 + rng.below(64) as usize;
+            // Random values, and every third round the extremes only.
+            let extreme = round % 3 == 0;
+            let x: Vec<u8> = (0..4 * groups)
+                .map(|_| match extreme {
+                    true => [0, 127][rng.below(2) as usize],
+                    false => rng.below(128) as u8,
+                })
+                .collect();
+            let w: Vec<Group> = (0..groups)
+                .map(|_| {
+                    Group(std::array::from_fn(|_| match extreme {
+                        true => [-127, 127][rng.below(2) as usize],
+                        false => (rng.below(255) as i32 - 127) as i8,
+                    }))
+                })
+                .collect();
+            let start: [i32; HIDDEN2] =
+                std::array::from_fn(|_| rng.below(1 << 21) as i32 - (1 << 20));
+            let expected = affine_portable(&x, &w, start);
+            assert_eq!(affine(&x, &w, start), expected);
+            // And the portable loop is the plain definition.
+            for (j, &e) in expected.iter().enumerate() {
+                let mut sum = i64::from(start[j]);
+                for (i, &xi) in x.iter().enumerate() {
+                    sum += i64::from(xi) * i64::from(w[i / 4].0[4 * j + i % 4]);
+                }
+                assert_eq!(i64::from(e), sum);
+            }
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! The integer network of the second format, for a first layer of width
+//! `H` (a constant: each width in [`super::WIDTHS`] is compiled on its own,
+//! so that its loops have a fixed length and its accumulators their exact
+//! size).
+//!
+//! Scales: the first layer's weights and the accumulators use 127 for 1.0,
+//! in 16 bits ([`super::MAX_W1`] keeps any sum of 64 inputs and the bias
+//! within an `i16`; the updates wrap, and wrapping sums are exact as long
+//! as the total fits). The clipped outputs are bytes from 0 to 127. The
+//! second layer's weights on them are 8-bit, at a scale `Q2` of the net's
+//! own: the largest power of two from 64 to 1024 that keeps the largest of
+//! them within ±127 (64 for weights up to [`super::MAX_W2`]; a trained
+//! network's are usually smaller, and finer steps round them less). Its
+//! weights on the scalars are 32-bit at the same scale, with the scalars
+//! at 127. Its sums are 32-bit at `127 * Q2`, clipped and shifted back to
+//! 0..=127; the output weights use 256, so the output is at `127 * 256`
+//! per unit of logit.
+
+use super::kernels::{affine, Group};
+use super::FloatNet;
+use crate::eval::{decided_by_regions, features, Evaluator};
+use crate::nn::float::NetError;
+use crate::nn::{feature, scalars, HIDDEN2, INPUTS, SCALARS};
+use crate::score::{expected_result, CENTIPOINTS_PER_LOGIT, DECIDED};
+use yolah::{Color, Move, Position};
+
+/// Accumulator and first-layer weight scale: 1.0 is 127, and a clipped
+/// output is at most this.
+const QA: i32 = 127;
+/// The second layer's weight scale is `1 << shift`, with `shift` from
+/// this...
+const MIN_SHIFT: u32 = 6;
+/// ...to this.
+const MAX_SHIFT: u32 = 10;
+/// Output weight scale.
+const Q3: i32 = 256;
+
+/// One point of view's first-layer sums (or one input's weight column),
+/// aligned for vector loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct Accumulator<const H: usize>(pub [i16; H]);
+
+/// The accumulators of both points of view, indexed by [`Color`].
+pub type Accumulators<const H: usize> = [Accumulator<H>; 2];
+
+/// The integer network with a first layer `H` wide.
+#[derive(Clone, Debug)]
+pub struct QuantNet<const H: usize> {
+    w1: Box<[Accumulator<H>; INPUTS]>,
+    b1: Box<Accumulator<H>>,
+    /// Second-layer weights on the side to move's outputs, four inputs a
+    /// group, then on the opponent's.
+    w2: Box<[Group]>,
+    /// Second-layer weights on the scalars, per scalar.
+    w2_scalars: [[i32; HIDDEN2]; SCALARS],
+    b2: [i32; HIDDEN2],
+    /// The second layer's scale is `1 << shift`.
+    shift: u32,
+    w3: [i32; HIDDEN2],
+    b3: i32,
+}
+
+fn quantise(x: f32, scale: i32) -> i32 {
+    (x * scale as f32).round() as i32
+}
+
+impl<const H: usize> QuantNet<H> {
+    /// Rounds a float network of width `H` to integers, refusing one of
+    /// another width or with weights out of their bounds
+    /// ([`FloatNet::check`]).
+    pub fn new(net: &FloatNet) -> Result<QuantNet<H>, NetError> {
+        const { assert!(H.is_multiple_of(32)) };
+        net.check()?;
+        if net.hidden1 != H {
+            return Err(NetError::Width {
+                width: net.hidden1,
+                widths: format!("{H}, the width this integer network was built for"),
+            });
+        }
+        let column = |v: &[f32]| Accumulator(std::array::from_fn(|j| quantise(v[j], QA) as i16));
+        let largest = net.w2[..2 * H * HIDDEN2]
+            .iter()
+            .fold(0.0f32, |m, w| m.max(w.abs()));
+        let shift = (MIN_SHIFT..=MAX_SHIFT)
+            .rev()
+            .find(|&k| quantise(largest, 1 << k) <= 127)
+            .unwrap_or(MIN_SHIFT);
+        let q2 = 1 << shift;
+        let w1 = Box::new(std::array::from_fn(|i| column(&net.w1[i * H..(i + 1) * H])));
+        let w2 = (0..2 * H / 4)
+            .map(|g| {
+                Group(std::array::from_fn(|n| {
+                    let (j, input) = (n / 4, 4 * g + n % 4);
+                    quantise(net.w2[input * HIDDEN2 + j], q2) as i8
+                }))
+            })
+            .collect();
+        let scalar_row = |k: usize| {
+            let row = (2 * H + k) * HIDDEN2;
+            std::array::from_fn(|j| quantise(net.w2[row + j], q2))
+        };
+        Ok(QuantNet {
+            w1,
+            b1: Box::new(column(&net.b1)),
+            w2,
+            w2_scalars: std::array::from_fn(scalar_row),
+            b2: std::array::from_fn(|j| quantise(net.b2[j], QA * q2)),
+            shift,
+            w3: std::array::from_fn(|j| quantise(net.w3[j], Q3)),
+            b3: quantise(net.b3, QA * Q3),
+        })
+    }
+
+    /// Accumulators of `pos` from scratch.
+    pub fn accumulators(&self, pos: &Position) -> Accumulators<H> {
+        let mut acc = [*self.b1; 2];
+        for view in [Color::Black, Color::White] {
+            for i in crate::nn::active_features(pos, view) {
+                add(&mut acc[view as usize], &self.w1[i], 1);
+            }
+        }
+        acc
+    }
+
+    /// The accumulators after `m` in `pos`: three columns per view (the
+    /// piece leaves a square, lands on another and leaves a hole).
+    #[inline]
+    pub fn update(&self, acc: &Accumulators<H>, pos: &Position, m: Move) -> Accumulators<H> {
+        let mut next = *acc;
+        if m.is_pass() {
+            return next;
+        }
+        let mover = pos.side_to_move();
+        let hole = &self.w1[feature(2, m.from())].0;
+        for view in [Color::Black, Color::White] {
+            let kind = if view == mover { 0 } else { 1 };
+            let off = &self.w1[feature(kind, m.from())].0;
+            let on = &self.w1[feature(kind, m.to())].0;
+            for (j, a) in next[view as usize].0.iter_mut().enumerate() {
+                *a = a.wrapping_add(on[j].wrapping_sub(off[j]).wrapping_add(hole[j]));
+            }
+        }
+        next
+    }
+
+    /// The output at scale `QA * Q3` for `side` to move.
+    #[inline]
+    fn output(&self, acc: &Accumulators<H>, side: Color, scalars: &[f32; SCALARS]) -> i32 {
+        let mut sums = self.b2;
+        for (s, row) in scalars.iter().zip(&self.w2_scalars) {
+            let s = quantise(s.clamp(-2.0, 2.0), QA);
+            for (sum, w) in sums.iter_mut().zip(row) {
+                *sum += s * w;
+            }
+        }
+        let (ours, theirs) = self.w2.split_at(H / 4);
+        let sums = affine(&clipped(&acc[side as usize]), ours, sums);
+        let sums = affine(&clipped(&acc[side.opponent() as usize]), theirs, sums);
+        let mut out = self.b3;
+        let q2 = 1 << self.shift;
+        for (&h, &w) in sums.iter().zip(&self.w3) {
+            // Clipped to [0, 1] and rounded from QA * Q2 to QA.
+            out += ((h.clamp(0, QA * q2) + q2 / 2) >> self.shift) * w;
+        }
+        out
+    }
+
+    /// The logit for `side` to move, from the accumulators.
+    pub fn logit(&self, acc: &Accumulators<H>, side: Color, scalars: &[f32; SCALARS]) -> f32 {
+        self.output(acc, side, scalars) as f32 / (QA * Q3) as f32
+    }
+
+    /// The expected result of `pos` for `color` (1 win, ½ draw, 0 loss):
+    /// exact when the game is over or decided, otherwise the network's
+    /// logit through a sigmoid. A fresh, full evaluation.
+    pub fn expected_result(&self, pos: &Position, color: Color) -> f64 {
+        if pos.is_game_over() {
+            return pos.outcome().points(color);
+        }
+        let centipoints = self.evaluate(pos, &self.accumulators(pos), 0);
+        let ours = expected_result(f64::from(centipoints));
+        if color == pos.side_to_move() {
+            ours
+        } else {
+            1.0 - ours
+        }
+    }
+}
+
+/// The first layer's outputs: the sums clipped to 0..=127.
+#[inline]
+fn clipped<const H: usize>(acc: &Accumulator<H>) -> [u8; H] {
+    let mut x = [0u8; H];
+    for (x, &a) in x.iter_mut().zip(&acc.0) {
+        *x = a.clamp(0, QA as i16) as u8;
+    }
+    x
+}
+
+fn add<const H: usize>(acc: &mut Accumulator<H>, column: &Accumulator<H>, sign: i16) {
+    for (a, &w) in acc.0.iter_mut().zip(&column.0) {
+        *a = a.wrapping_add(sign.wrapping_mul(w));
+    }
+}
+
+/// The network evaluation for alpha-beta: decided positions (separated
+/// regions whose bounds fix the result) score as the heuristic does,
+/// everything else by the network.
+impl<const H: usize> Evaluator for QuantNet<H> {
+    type State = Accumulators<H>;
+
+    fn root_state(&self, pos: &Position) -> Accumulators<H> {
+        self.accumulators(pos)
+    }
+
+    fn child_state(&self, acc: &Accumulators<H>, pos: &Position, m: Move) -> Accumulators<H> {
+        self.update(acc, pos, m)
+    }
+
+    fn evaluate(&self, pos: &Position, acc: &Accumulators<H>, ply: u32) -> i32 {
+        let f = features(pos);
+        if let Some(decided) = decided_by_regions(&f, ply) {
+            return decided;
+        }
+        let out = self.output(acc, pos.side_to_move(), &scalars(&f));
+        let centipoints = i64::from(out) * i64::from(CENTIPOINTS_PER_LOGIT) / i64::from(QA * Q3);
+        (centipoints as i32).clamp(-DECIDED + 1, DECIDED - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn::active_features;
+    use yolah::Rng;
+
+    /// The integer network stays within `tolerance` (in logits) of the
+    /// float one over random games, and within a fifth of it on average
+    /// (8-bit weights round by up to 1/128 each, and a position sums a few
+    /// hundred of them), and its accumulators updated move by move equal
+    /// the ones counted afresh.
+    fn agrees_with_float<const H: usize>(float: &FloatNet, games: u64, tolerance: f32) {
+        let quant = QuantNet::<H>::new(float).unwrap();
+        let (mut worst, mut total, mut count) = (0.0f32, 0.0f32, 0);
+        for seed in 0..games {
+            let mut rng = Rng::new(seed);
+            let mut pos = Position::START;
+            let mut acc = quant.accumulators(&pos);
+            while !pos.is_game_over() {
+                let s = scalars(&features(&pos));
+                let side = pos.side_to_move();
+                let ours = active_features(&pos, side);
+                let theirs = active_features(&pos, side.opponent());
+                let exact = float.forward(&ours, &theirs, &s);
+                let q = quant.logit(&acc, side, &s);
+                worst = worst.max((exact - q).abs());
+                total += (exact - q).abs();
+                count += 1;
+                let m = pos.random_move(&mut rng);
+                acc = quant.update(&acc, &pos, m);
+                pos.play(m);
+                assert_eq!(acc, quant.accumulators(&pos), "incremental = from scratch");
+            }
+        }
+        let mean = total / count as f32;
+        assert!(
+            worst < tolerance && mean < tolerance / 5.0,
+            "quantisation error {worst} at worst, {mean} on average"
+        );
+    }
+
+    #[test]
+    fn quantised_agrees_with_float_at_every_width() {
+        agrees_with_float::<128>(&FloatNet::random(128, 1), 20, 0.15);
+        agrees_with_float::<256>(&FloatNet::random(256, 2), 10, 0.15);
+        agrees_with_float::<512>(&FloatNet::random(512, 3), 5, 0.15);
+        agrees_with_float::<1024>(&FloatNet::random(1024, 4), 3, 0.15);
+    }
+
+    #[test]
+    fn extreme_weights_neither_overflow_nor_disagree() {
+        // Every first-layer weight at its bound: accumulators reach
+        // 65 × 3.9 × 127 in size and must not wrap.
+        let mut net = FloatNet::random(128, 5);
+        for (i, w) in net.w1.iter_mut().enumerate() {
+            *w = if i % 3 == 0 {
+                -super::super::MAX_W1
+            } else {
+                super::super::MAX_W1
+            };
+        }
+        net.b1.fill(super::super::MAX_W1);
+        let h2 = 2 * 128 * HIDDEN2;
+        for (i, w) in net.w2[..h2].iter_mut().enumerate() {
+            *w = if i % 2 == 0 {
+                super::super::MAX_W2
+            } else {
+                -super::super::MAX_W2
+            };
+        }
+        agrees_with_float::<128>(&net, 10, 0.15);
+    }
+
+    #[test]
+    fn a_network_of_another_width_is_refused() {
+        let e = QuantNet::<256>::new(&FloatNet::random(128, 1)).unwrap_err();
+        assert!(e.to_string().contains("width 128"), "{e}");
+    }
+
+    #[test]
+    fn expected_results_of_both_sides_add_up_to_one() {
+        let net = QuantNet::<128>::new(&FloatNet::random(128, 6)).unwrap();
+        let mut rng = Rng::new(5);
+        let mut pos = Position::START;
+        while !pos.is_game_over() {
+            let (b, w) = (
+                net.expected_result(&pos, Color::Black),
+                net.expected_result(&pos, Color::White),
+            );
+            assert!((0.0..=1.0).contains(&b) && (b + w - 1.0).abs() < 1e-9);
+            pos.play(pos.random_move(&mut rng));
+        }
+        let exact = pos.outcome().points(Color::Black);
+        assert_eq!(net.expected_result(&pos, Color::Black), exact);
+    }
+}
