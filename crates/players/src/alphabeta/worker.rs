@@ -199,10 +199,11 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let alpha0 = alpha;
         let mut best: Option<(Move, i32)> = None;
         for &m in moves {
+            let child_key = key_after(root_key, pos, m);
+            self.table.prefetch(child_key);
             let mut child = *pos;
             child.play(m);
             self.line[0] = m;
-            let child_key = key_after(root_key, pos, m);
             let cs = &self.evaluator.child_state(root_state, pos, m);
             let score = if best.is_none() {
                 -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, 1)
@@ -342,10 +343,13 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             list.swap(i, j);
             order.swap(i, j);
             let m = list[i];
+            let child_key = key_after(key, pos, m);
+            if depth > 1 {
+                self.table.prefetch(child_key);
+            }
             let mut child = *pos;
             child.play(m);
             self.line[ply as usize] = m;
-            let child_key = key_after(key, pos, m);
             let child_state = self.evaluator.child_state(state, pos, m);
             let cs = &child_state;
             let score = if i == 0 {
