@@ -45,6 +45,8 @@ enum Command {
     Tune(tune::TuneArgs),
     #[command(about = selfplay::ABOUT)]
     Selfplay(selfplay::SelfplayArgs),
+    #[command(about = label::ABOUT)]
+    Label(label::LabelArgs),
     #[command(about = merge::ABOUT)]
     Merge(merge::MergeArgs),
     #[command(about = train::ABOUT)]
@@ -90,6 +92,7 @@ fn run(command: Command) -> Result<String> {
         Command::Tournament(args) => args.run(),
         Command::Tune(args) => args.run(),
         Command::Selfplay(args) => args.run(),
+        Command::Label(args) => args.run(),
         Command::Merge(args) => args.run(),
         Command::Train(args) => args.run(),
         Command::Serve(args) => args.run(),

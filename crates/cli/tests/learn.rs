@@ -35,16 +35,52 @@ fn selfplay_then_train_then_play_with_the_new_net() {
     let bytes = std::fs::read(&data).unwrap();
     assert!(bytes.len() > 8 && (bytes.len() - 8) % 32 == 0);
 
+    // The endgames get the solver's result, the rest a depth-2 search.
+    let labelled = path(&dir, "labelled");
     let said = ok(&[
-        "train", "--data", &data, "--out", &net, "--epochs", "2", "--seed", "1", "--width", "32",
+        "label",
+        "--data",
+        &data,
+        "--out-dir",
+        &labelled,
+        "--exact-free",
+        "14",
+        "--player",
+        "alphabeta:depth=2",
+        "--threads",
+        "2",
+    ]);
+    assert!(
+        said.contains("1 files labelled") && said.contains("solved"),
+        "{said}"
+    );
+    let data = path(&dir, "labelled/sp.bin");
+    assert_eq!(std::fs::metadata(&data).unwrap().len(), bytes.len() as u64);
+    let again = ok(&[
+        "label",
+        "--data",
+        &path(&dir, "sp.bin"),
+        "--out-dir",
+        &labelled,
+        "--exact-free",
+        "14",
+        "--player",
+        "alphabeta:depth=2",
+    ]);
+    assert!(again.contains("1 files labelled"), "{again}");
+
+    let said = ok(&[
+        "train", "--data", &data, "--out", &net, "--epochs", "2", "--seed", "1", "--width", "128",
     ]);
     assert!(
         said.contains("epoch   2") && said.contains("validation loss"),
         "{said}"
     );
-    // A 32-wide network: header, then (192 + 1) × 32 + 38 × 16 + 16 + 16 + 1 floats.
+    // A 128-wide network of the second format: header, then
+    // (192 + 1) × 128 + (2 × 128 + 6) × 16 + 16 + 16 + 1 floats.
     let size = std::fs::metadata(&net).unwrap().len();
-    assert_eq!(size, 24 + 4 * (193 * 32 + 38 * 16 + 33));
+    assert_eq!(size, 24 + 4 * (193 * 128 + 262 * 16 + 33));
+    assert_eq!(&std::fs::read(&net).unwrap()[..8], b"YOLAHNN2");
 
     let spec = format!("nn:depth=2,net={net}");
     let said = ok(&["analyse", "--player", &spec]);
@@ -95,5 +131,19 @@ fn bad_files_are_refused_with_a_reason() {
             "24",
         ],
         "--width 24",
+    );
+    fails_with(
+        &["label", "--data", &junk, "--out-dir", &path(&dir, "out")],
+        &junk,
+    );
+    fails_with(
+        &[
+            "label",
+            "--data",
+            &junk,
+            "--out-dir",
+            &dir.to_string_lossy(),
+        ],
+        "into itself",
     );
 }

@@ -11,12 +11,14 @@
 //! * [`standings`]: a tournament's ratings table, as text or JSON;
 //! * [`tune`]: the genetic algorithm for the alpha-beta weights;
 //! * [`selfplay`]: self-play positions for training, and their file format;
+//! * [`label`]: labelling positions again, by the exact solver and a deeper
+//!   search;
 //! * [`shard`]: cutting a run into shards for other processes or machines;
 //! * [`shard_file`]: telling which kind of run a shard file is from;
 //! * [`random_games`]: counts of random games, their shards and merging;
 //! * `options` (feature `cli`, with clap): the options of each run, shared
 //!   by the `yolah` command and `yolah-ray`;
-//! * `train` (feature `train`, with candle): fitting the network.
+//! * [`train`]: fitting the network, in plain Rust.
 //!
 //! Every run follows from a seed: game *i* of a run seeded *s* is seeded by
 //! [`yolah::rng::game_seed`]`(s, i)`, so results do not depend on the number
@@ -33,6 +35,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod games;
+pub mod label;
 #[cfg(feature = "cli")]
 pub mod options;
 mod parallel;
@@ -43,6 +46,5 @@ pub mod shard;
 pub mod shard_file;
 pub mod standings;
 pub mod tournament;
-#[cfg(feature = "train")]
 pub mod train;
 pub mod tune;

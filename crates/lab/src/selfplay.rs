@@ -12,7 +12,7 @@
 //! | 26..28 | ply (`u16`; the side to move is Black on even plies) |
 //! | 28..30 | search score for the side to move (`i16`, centipoints; a Monte Carlo win rate is converted, see [`Score::centipoints`]) |
 //! | 30 | final result for the side to move (`i8`: 1 win, 0 draw, -1 loss) |
-//! | 31 | 0 |
+//! | 31 | flags: 1 if the score is exact (see [`Sample::exact`]), else 0 |
 
 use crate::games::random_opening;
 use crate::shard::{IncompleteShards, Shard};
@@ -181,6 +181,10 @@ pub enum BadSample {
     Position(ParsePositionError),
     /// Its result is not -1, 0 or 1: the byte read.
     Result(i8),
+    /// Its flags are not 0 or 1: the byte read.
+    Flags(u8),
+    /// It is flagged exact but its score is not a win, a draw or a loss.
+    ExactScore(i16),
 }
 
 impl fmt::Display for BadSample {
@@ -189,6 +193,11 @@ impl fmt::Display for BadSample {
             BadSample::Length(bytes) => write!(f, "a record is {RECORD_BYTES} bytes, not {bytes}"),
             BadSample::Position(e) => write!(f, "{e}"),
             BadSample::Result(r) => write!(f, "result {r} is not -1, 0 or 1"),
+            BadSample::Flags(x) => write!(f, "flags {x} are not 0 or 1"),
+            BadSample::ExactScore(score) => write!(
+                f,
+                "an exact score of {score} is not a win ({EXACT_WIN}), a draw (0) or a loss"
+            ),
         }
     }
 }
@@ -204,7 +213,15 @@ pub struct Sample {
     pub score: i16,
     /// How the game ended for the side to move: 1, 0 or -1.
     pub result: i8,
+    /// Whether `score` is the proven result with best play rather than a
+    /// search's estimate: then it is [`EXACT_WIN`], 0 or −[`EXACT_WIN`]
+    /// (see [`crate::label`]).
+    pub exact: bool,
 }
+
+/// The score of a proven win, in an exact sample: far enough out that its
+/// sigmoid, the training target, is 1 in `f32`.
+pub const EXACT_WIN: i16 = 30_000;
 
 impl Sample {
     /// The sample as a record of the file format.
@@ -218,6 +235,7 @@ impl Sample {
         b[26..28].copy_from_slice(&self.pos.ply().to_le_bytes());
         b[28..30].copy_from_slice(&self.score.to_le_bytes());
         b[30] = self.result as u8;
+        b[31] = u8::from(self.exact);
         b
     }
 
@@ -241,10 +259,20 @@ impl Sample {
         if !(-1..=1).contains(&result) {
             return Err(BadSample::Result(result));
         }
+        let exact = match b[31] {
+            0 => false,
+            1 => true,
+            other => return Err(BadSample::Flags(other)),
+        };
+        let score = i16::from_le_bytes([b[28], b[29]]);
+        if exact && ![-EXACT_WIN, 0, EXACT_WIN].contains(&score) {
+            return Err(BadSample::ExactScore(score));
+        }
         Ok(Sample {
             pos,
-            score: i16::from_le_bytes([b[28], b[29]]),
+            score,
             result,
+            exact,
         })
     }
 }
@@ -371,6 +399,7 @@ pub fn selfplay_game(spec: &str, seed: u64, index: u64) -> Result<Vec<Sample>, D
             pos,
             score,
             result: outcome.sign(pos.side_to_move()),
+            exact: false,
         })
         .collect())
 }
@@ -435,10 +464,10 @@ pub struct ShardManifest {
 }
 
 /// The version written in shard manifests.
-const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The largest manifest [`ShardManifest::read`] takes.
-const MAX_MANIFEST_BYTES: u64 = 64 << 10;
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 64 << 10;
 
 /// FNV-1a, 64 bits, of `bytes` continued from `hash`.
 fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
@@ -451,7 +480,7 @@ fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
 const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 
 /// The checksum of a training file's records, read in pieces.
-fn checksum_of(path: &str) -> Result<(String, u64), DataError> {
+pub(crate) fn checksum_of(path: &str) -> Result<(String, u64), DataError> {
     let io = |error| DataError::Io {
         action: "read",
         path: path.to_string(),
@@ -700,7 +729,7 @@ fn concatenate(shards: &[(Shard, (ShardManifest, &String))], tmp: &str) -> Resul
 }
 
 /// Writes `path` through a temporary file and a rename.
-fn write_atomically(path: &str, bytes: &[u8]) -> Result<(), DataError> {
+pub(crate) fn write_atomically(path: &str, bytes: &[u8]) -> Result<(), DataError> {
     let tmp = format!("{path}.tmp");
     File::create(&tmp)
         .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
@@ -758,6 +787,7 @@ mod tests {
             pos,
             score,
             result: 0,
+            exact: false,
         };
         let mut samples = vec![
             sample(start, 1),
@@ -791,6 +821,20 @@ mod tests {
         std::fs::write(path, bad).unwrap();
         let e = read(path).unwrap_err().to_string();
         assert!(e.contains("record 1: bad position"), "{e}");
+        // The flags byte: exact samples round trip, other flags and exact
+        // scores that are no result are refused.
+        let exact = Sample {
+            score: -EXACT_WIN,
+            exact: true,
+            ..a[3]
+        };
+        assert_eq!(Sample::from_bytes(&exact.to_bytes()), Ok(exact));
+        let mut flags = a[3].to_bytes();
+        flags[31] = 2;
+        assert_eq!(Sample::from_bytes(&flags), Err(BadSample::Flags(2)));
+        let odd = Sample { score: 5, ..exact };
+        let e = Sample::from_bytes(&odd.to_bytes()).unwrap_err();
+        assert!(e.to_string().contains("exact score of 5"), "{e}");
         assert!(read("/dev/zero")
             .unwrap_err()
             .to_string()

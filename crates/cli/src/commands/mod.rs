@@ -4,6 +4,7 @@
 
 pub mod analyse;
 pub mod engine;
+pub mod label;
 pub mod r#match;
 pub mod merge;
 pub mod perft;

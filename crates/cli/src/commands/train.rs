@@ -1,8 +1,8 @@
-//! `yolah train`: fit the evaluation network to self-play positions
-//! (cargo feature `train`, with candle).
+//! `yolah train`: fit the evaluation network to self-play positions.
 
 use anyhow::{bail, Result};
 use clap::Args;
+use yolah_lab::train::{TrainConfig, DEFAULT_HIDDEN1};
 
 /// What `yolah train` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -11,9 +11,8 @@ pub const ABOUT: &str = "Train the evaluation network on self-play positions";
 /// `yolah train`'s arguments.
 #[derive(Args)]
 #[command(about = ABOUT)]
-#[cfg_attr(not(feature = "train"), allow(dead_code))]
 pub struct TrainArgs {
-    /// Training files from `yolah selfplay`.
+    /// Training files from `yolah selfplay` (or `yolah label`).
     #[arg(long, num_args = 1.., required = true)]
     data: Vec<String>,
     /// Where the network goes (net.bin format).
@@ -35,32 +34,37 @@ pub struct TrainArgs {
     /// Keep one sample of each position (up to symmetry): the first.
     #[arg(long)]
     dedup: bool,
-    /// Width of the network's first layer: a multiple of 16 up to 128
-    /// (the nets before gen2 have 64).
-    #[arg(long, default_value_t = 128)]
+    /// Width of the network's first layer: 128, 256, 512 or 1024.
+    #[arg(long, default_value_t = DEFAULT_HIDDEN1)]
     width: usize,
+    /// Worker threads (the network is the same on any number).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
+    /// Positions per optimizer step.
+    #[arg(long, default_value_t = TrainConfig::default().batch as u64, value_parser = clap::value_parser!(u64).range(4..=1_000_000))]
+    batch: u64,
+    /// AdamW's learning rate at the start (it falls to a tenth).
+    #[arg(long, default_value_t = TrainConfig::default().learning_rate)]
+    learning_rate: f32,
 }
 
 impl TrainArgs {
-    /// Without the `train` feature there is no training.
-    #[cfg(not(feature = "train"))]
-    pub fn run(self) -> Result<String> {
-        bail!("this yolah was built without training (cargo feature `train` of yolah-cli)")
-    }
-
     /// Trains the network, printing each epoch's losses, and writes it.
-    #[cfg(feature = "train")]
     pub fn run(self) -> Result<String> {
         use anyhow::Context;
         use yolah_lab::selfplay::{self, Sample};
-        use yolah_lab::train::{train, TrainConfig};
-        use yolah_players::nn::{hidden1_rule, valid_hidden1};
+        use yolah_lab::train::train;
+        use yolah_players::nn::v2::{hidden1_rule, valid_hidden1};
         let (files, out, lambda, width) = (&self.data, &self.out, self.lambda, self.width);
         if !(0.0..=1.0).contains(&lambda) {
             bail!("--lambda {lambda} must lie between 0 and 1");
         }
         if !valid_hidden1(width) {
             bail!("--width {width} must be {}", hidden1_rule());
+        }
+        let learning_rate = self.learning_rate;
+        if !(learning_rate.is_finite() && learning_rate > 0.0 && learning_rate < 1.0) {
+            bail!("--learning-rate {learning_rate} must lie between 0 and 1");
         }
         let mut samples: Vec<Sample> = Vec::new();
         for f in files {
@@ -80,6 +84,9 @@ impl TrainArgs {
             lambda,
             symmetries: !self.no_symmetries,
             hidden1: width,
+            threads: usize::from(self.threads),
+            batch: self.batch as usize,
+            learning_rate,
             ..TrainConfig::default()
         };
         let start = std::time::Instant::now();

@@ -1,0 +1,389 @@
+//! The network being trained, in `f32`: its parameters in one array (in the
+//! file's order, so that the optimizer and the gradient sums are single
+//! loops), and the forward and backward pass of one position.
+//!
+//! The first layer is where the work would be if it were dense: 192 inputs
+//! times H. It is done sparsely, over the active inputs only. The holes are
+//! the same in both points of view, so their columns are added once; the
+//! pieces are added to each view under their kind in it (the side to
+//! move's pieces are "ours" in its view, "theirs" in the opponent's).
+
+use super::data::Encoded;
+use yolah::{Bitboard, Rng};
+use yolah_players::nn::v2::{sizes, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT};
+use yolah_players::nn::{HIDDEN2, INPUTS, SCALARS};
+
+/// Where each array starts in the parameter vector.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Layout {
+    pub hidden1: usize,
+    pub w1: usize,
+    pub b1: usize,
+    pub w2: usize,
+    pub b2: usize,
+    pub w3: usize,
+    pub b3: usize,
+    pub len: usize,
+}
+
+impl Layout {
+    pub fn new(hidden1: usize) -> Layout {
+        let [w1, b1, w2, b2, w3, b3] = sizes(hidden1);
+        let at = |n: usize| n;
+        Layout {
+            hidden1,
+            w1: at(0),
+            b1: at(w1),
+            w2: at(w1 + b1),
+            b2: at(w1 + b1 + w2),
+            w3: at(w1 + b1 + w2 + b2),
+            b3: at(w1 + b1 + w2 + b2 + w3),
+            len: w1 + b1 + w2 + b2 + w3 + b3,
+        }
+    }
+
+    /// The ranges of parameters and the bound each is clipped to, as the
+    /// integer network needs ([`FloatNet::check`]).
+    pub fn bounds(&self) -> [(std::ops::Range<usize>, f32); 3] {
+        let scalars_w2 = self.w2 + 2 * self.hidden1 * HIDDEN2;
+        [
+            (self.w1..self.w2, MAX_W1),
+            (self.w2..scalars_w2, MAX_W2),
+            (scalars_w2..self.len, MAX_WEIGHT),
+        ]
+    }
+}
+
+fn uniform(rng: &mut Rng, n: usize, scale: f32) -> impl Iterator<Item = f32> + '_ {
+    (0..n).map(move |_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale)
+}
+
+/// Fresh parameters: small random weights, biases that start the first two
+/// layers' outputs inside their unclipped range.
+pub(super) fn initial(layout: &Layout, rng: &mut Rng) -> Vec<f32> {
+    let h = layout.hidden1;
+    let fan_in = (2 * h + SCALARS) as f32;
+    let mut p = Vec::with_capacity(layout.len);
+    p.extend(uniform(rng, INPUTS * h, 0.1));
+    p.extend(std::iter::repeat_n(0.25, h));
+    // The same spread of second-layer sums whatever the width.
+    p.extend(uniform(
+        rng,
+        (2 * h + SCALARS) * HIDDEN2,
+        0.25 * (134.0 / fan_in).sqrt(),
+    ));
+    p.extend(std::iter::repeat_n(0.25, HIDDEN2));
+    p.extend(uniform(rng, HIDDEN2, 0.3));
+    p.push(0.0);
+    clip(layout, &mut p);
+    p
+}
+
+/// Keeps every parameter within its bound.
+pub(super) fn clip(layout: &Layout, params: &mut [f32]) {
+    for (range, bound) in layout.bounds() {
+        for w in &mut params[range] {
+            *w = w.clamp(-bound, bound);
+        }
+    }
+}
+
+/// The float network of `params`.
+pub(super) fn export(layout: &Layout, params: &[f32]) -> FloatNet {
+    let l = layout;
+    FloatNet {
+        hidden1: l.hidden1,
+        w1: params[l.w1..l.b1].to_vec(),
+        b1: params[l.b1..l.w2].to_vec(),
+        w2: params[l.w2..l.b2].to_vec(),
+        b2: params[l.b2..l.w3].to_vec(),
+        w3: params[l.w3..l.b3].to_vec(),
+        b3: params[l.b3],
+    }
+}
+
+/// Working space for one thread, so that no position allocates.
+pub(super) struct Scratch {
+    /// The first layer's sums, side to move then opponent.
+    sums: Vec<f32>,
+    /// The second layer's inputs: both views' clipped sums, the scalars.
+    x: Vec<f32>,
+    /// The loss's gradient with respect to the first layer's sums.
+    d_sums: Vec<f32>,
+    /// The two views' gradients added (for the inputs both share).
+    d_both: Vec<f32>,
+}
+
+impl Scratch {
+    pub fn new(layout: &Layout) -> Scratch {
+        let h = layout.hidden1;
+        Scratch {
+            sums: vec![0.0; 2 * h],
+            x: vec![0.0; 2 * h + SCALARS],
+            d_sums: vec![0.0; 2 * h],
+            d_both: vec![0.0; h],
+        }
+    }
+}
+
+fn add_column(sum: &mut [f32], params: &[f32], input: usize) {
+    let h = sum.len();
+    for (s, w) in sum.iter_mut().zip(&params[input * h..(input + 1) * h]) {
+        *s += w;
+    }
+}
+
+fn add_to_column(grads: &mut [f32], d: &[f32], input: usize) {
+    let h = d.len();
+    for (g, d) in grads[input * h..(input + 1) * h].iter_mut().zip(d) {
+        *g += d;
+    }
+}
+
+fn squares(b: Bitboard) -> impl Iterator<Item = usize> {
+    b.into_iter().map(|sq| sq.index())
+}
+
+/// The network's logit for `e`, leaving the layers' values in `scratch`
+/// (and the second layer's sums in `z2`).
+fn forward(
+    layout: &Layout,
+    params: &[f32],
+    e: &Encoded,
+    scratch: &mut Scratch,
+    z2: &mut [f32; HIDDEN2],
+) -> f32 {
+    let h = layout.hidden1;
+    let (ours, theirs) = scratch.sums.split_at_mut(h);
+    ours.copy_from_slice(&params[layout.b1..layout.w2]);
+    for sq in squares(e.holes) {
+        add_column(ours, params, 128 + sq);
+    }
+    theirs.copy_from_slice(ours);
+    for sq in squares(e.ours) {
+        add_column(ours, params, sq);
+        add_column(theirs, params, 64 + sq);
+    }
+    for sq in squares(e.theirs) {
+        add_column(ours, params, 64 + sq);
+        add_column(theirs, params, sq);
+    }
+    for (x, s) in scratch.x.iter_mut().zip(&scratch.sums) {
+        *x = s.clamp(0.0, 1.0);
+    }
+    scratch.x[2 * h..].copy_from_slice(&e.scalars);
+    z2.copy_from_slice(&params[layout.b2..layout.w3]);
+    let w2 = &params[layout.w2..layout.b2];
+    for (i, &x) in scratch.x.iter().enumerate() {
+        if x != 0.0 {
+            for (z, w) in z2.iter_mut().zip(&w2[i * HIDDEN2..(i + 1) * HIDDEN2]) {
+                *z += x * w;
+            }
+        }
+    }
+    let w3 = &params[layout.w3..layout.b3];
+    z2.iter()
+        .zip(w3)
+        .map(|(z, w)| z.clamp(0.0, 1.0) * w)
+        .sum::<f32>()
+        + params[layout.b3]
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The squared error of `e`'s prediction, without gradients.
+pub(super) fn loss(layout: &Layout, params: &[f32], e: &Encoded, scratch: &mut Scratch) -> f32 {
+    let mut z2 = [0.0; HIDDEN2];
+    let p = sigmoid(forward(layout, params, e, scratch, &mut z2));
+    (p - e.target) * (p - e.target)
+}
+
+/// The squared error of `e`'s prediction; adds its gradient to `grads`.
+pub(super) fn loss_and_gradient(
+    layout: &Layout,
+    params: &[f32],
+    e: &Encoded,
+    scratch: &mut Scratch,
+    grads: &mut [f32],
+) -> f32 {
+    let h = layout.hidden1;
+    let mut z2 = [0.0; HIDDEN2];
+    let p = sigmoid(forward(layout, params, e, scratch, &mut z2));
+    let error = p - e.target;
+    let d_out = 2.0 * error * p * (1.0 - p);
+    // Output layer.
+    let w3 = &params[layout.w3..layout.b3];
+    let mut d_z2 = [0.0f32; HIDDEN2];
+    for j in 0..HIDDEN2 {
+        let active = z2[j] > 0.0 && z2[j] < 1.0;
+        grads[layout.w3 + j] += d_out * z2[j].clamp(0.0, 1.0);
+        d_z2[j] = if active { d_out * w3[j] } else { 0.0 };
+        grads[layout.b2 + j] += d_z2[j];
+    }
+    grads[layout.b3] += d_out;
+    if d_z2.iter().all(|&d| d == 0.0) {
+        return error * error;
+    }
+    // Second layer: its weights, and the gradient reaching the first
+    // layer's sums where they are not clipped.
+    let w2 = &params[layout.w2..layout.b2];
+    for (i, &x) in scratch.x.iter().enumerate() {
+        if x != 0.0 {
+            let row = &mut grads[layout.w2 + i * HIDDEN2..layout.w2 + (i + 1) * HIDDEN2];
+            for (g, d) in row.iter_mut().zip(&d_z2) {
+                *g += x * d;
+            }
+        }
+    }
+    for (i, (d, &s)) in scratch.d_sums.iter_mut().zip(&scratch.sums).enumerate() {
+        *d = if s > 0.0 && s < 1.0 {
+            let row = &w2[i * HIDDEN2..(i + 1) * HIDDEN2];
+            dot16(row, &d_z2)
+        } else {
+            0.0
+        };
+    }
+    // First layer, sparsely: the columns of the active inputs.
+    let (d_ours, d_theirs) = scratch.d_sums.split_at(h);
+    let both = &mut scratch.d_both;
+    for ((both, a), b) in both.iter_mut().zip(d_ours).zip(d_theirs) {
+        *both = a + b;
+    }
+    for (g, d) in grads[layout.b1..layout.w2].iter_mut().zip(both.iter()) {
+        *g += d;
+    }
+    for sq in squares(e.holes) {
+        add_to_column(grads, both, 128 + sq);
+    }
+    for sq in squares(e.ours) {
+        add_to_column(grads, d_ours, sq);
+        add_to_column(grads, d_theirs, 64 + sq);
+    }
+    for sq in squares(e.theirs) {
+        add_to_column(grads, d_ours, 64 + sq);
+        add_to_column(grads, d_theirs, sq);
+    }
+    error * error
+}
+
+/// A 16-long dot product as a fixed tree of sums (vectorisable, and the
+/// same every time).
+#[inline]
+fn dot16(a: &[f32], b: &[f32; HIDDEN2]) -> f32 {
+    let mut p = [0.0f32; HIDDEN2];
+    for ((p, x), y) in p.iter_mut().zip(a).zip(b) {
+        *p = x * y;
+    }
+    let mut width = HIDDEN2 / 2;
+    while width > 0 {
+        for k in 0..width {
+            p[k] += p[k + width];
+        }
+        width /= 2;
+    }
+    p[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selfplay::Sample;
+    use yolah::Position;
+    use yolah_players::eval::features;
+    use yolah_players::nn::{active_features, scalars};
+
+    fn positions(n: usize) -> Vec<Encoded> {
+        let mut rng = Rng::new(9);
+        let mut out = Vec::new();
+        while out.len() < n {
+            let mut pos = Position::START;
+            while !pos.is_game_over() && out.len() < n {
+                let sample = Sample {
+                    pos,
+                    score: (rng.below(801) as i16) - 400,
+                    result: rng.below(3) as i8 - 1,
+                    exact: false,
+                };
+                out.push(Encoded::new(&sample, 0.3));
+                pos.play(pos.random_move(&mut rng));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_forward_pass_is_the_float_network_s() {
+        let layout = Layout::new(128);
+        let params = initial(&layout, &mut Rng::new(1));
+        let net = export(&layout, &params);
+        assert!(net.check().is_ok());
+        let mut scratch = Scratch::new(&layout);
+        let mut rng = Rng::new(2);
+        let mut pos = Position::START;
+        while !pos.is_game_over() {
+            let side = pos.side_to_move();
+            let e = Encoded::new(
+                &Sample {
+                    pos,
+                    score: 0,
+                    result: 0,
+                    exact: false,
+                },
+                0.0,
+            );
+            let mut z2 = [0.0; HIDDEN2];
+            let ours = active_features(&pos, side);
+            let theirs = active_features(&pos, side.opponent());
+            let expected = net.forward(&ours, &theirs, &scalars(&features(&pos)));
+            let got = forward(&layout, &params, &e, &mut scratch, &mut z2);
+            assert!((expected - got).abs() < 1e-4, "{expected} vs {got}");
+            pos.play(pos.random_move(&mut rng));
+        }
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        let layout = Layout::new(128);
+        let params = initial(&layout, &mut Rng::new(4));
+        let mut scratch = Scratch::new(&layout);
+        let data = positions(8);
+        let total = |p: &[f32], scratch: &mut Scratch| -> f64 {
+            data.iter()
+                .map(|e| f64::from(loss(&layout, p, e, scratch)))
+                .sum()
+        };
+        let mut grads = vec![0.0; layout.len];
+        for e in &data {
+            loss_and_gradient(&layout, &params, e, &mut scratch, &mut grads);
+        }
+        // The parameters with the largest gradients in each array, where
+        // a finite difference is far above rounding.
+        let l = layout;
+        for range in [
+            l.w1..l.b1,
+            l.b1..l.w2,
+            l.w2..l.b2,
+            l.b2..l.w3,
+            l.w3..l.b3,
+            l.b3..l.len,
+        ] {
+            let i = range
+                .max_by(|&a, &b| grads[a].abs().total_cmp(&grads[b].abs()))
+                .unwrap();
+            let step = 1e-3;
+            let mut up = params.clone();
+            up[i] += step;
+            let mut down = params.clone();
+            down[i] -= step;
+            let numeric =
+                (total(&up, &mut scratch) - total(&down, &mut scratch)) / (2.0 * f64::from(step));
+            let analytic = f64::from(grads[i]);
+            assert!(
+                (numeric - analytic).abs() <= 0.02 * analytic.abs() + 1e-5,
+                "parameter {i}: numeric {numeric}, analytic {analytic}"
+            );
+        }
+    }
+}
