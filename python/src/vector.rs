@@ -28,7 +28,8 @@ use numpy::{
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use yolah::{Color, Position, Rng, MAX_MOVES};
+use yolah::playout::Playout;
+use yolah::{Color, Move, Position, Rng, MAX_MOVES};
 use yolah_players::az::encoding::{action_index, move_of_action, ACTIONS, PLANES};
 
 /// Games a thread takes at least: below this, starting a thread costs more
@@ -59,15 +60,69 @@ impl Autoreset {
     }
 }
 
+/// A game's position, with every piece's moves kept up to date while it
+/// plays random moves.
+#[derive(Clone, Debug)]
+enum State {
+    /// After a reset or a given action.
+    Position(Position),
+    /// While it plays random moves: a random move costs one lookup instead
+    /// of four (the engine's own random games).
+    Playout(Playout),
+}
+
 /// One game of the batch.
 #[derive(Clone, Debug)]
 pub struct Game {
-    /// The position.
-    pub pos: Position,
+    state: State,
     /// Draws `step_random`'s moves.
     rng: Rng,
     /// The game ended at the last step and has not been reset.
     ended: bool,
+}
+
+impl Game {
+    fn new(rng: Rng) -> Game {
+        Game {
+            state: State::Position(Position::START),
+            rng,
+            ended: false,
+        }
+    }
+
+    /// The position.
+    pub fn pos(&self) -> &Position {
+        match &self.state {
+            State::Position(pos) => pos,
+            State::Playout(playout) => playout.position(),
+        }
+    }
+
+    /// Starts again from the start.
+    fn restart(&mut self) {
+        self.state = State::Position(Position::START);
+        self.ended = false;
+    }
+
+    /// Plays `m`.
+    fn play(&mut self, m: Move) {
+        let mut next = *self.pos();
+        next.play(m);
+        self.state = State::Position(next);
+    }
+
+    /// Plays a uniformly random legal move (the game goes on) and returns it.
+    fn play_random(&mut self) -> Move {
+        if let State::Position(pos) = self.state {
+            self.state = State::Playout(Playout::new(pos));
+        }
+        let State::Playout(playout) = &mut self.state else {
+            unreachable!("a playout was just set")
+        };
+        playout
+            .step(&mut self.rng)
+            .expect("a game that goes on has a move or the pass")
+    }
 }
 
 /// The arrays of one set of observations (the current ones, or the final
@@ -327,50 +382,52 @@ fn step_game(
     let m = match step {
         Step::Reset(mask) => {
             if mask.is_none_or(|m| m[global]) {
-                game.pos = Position::START;
-                game.ended = false;
+                game.restart();
             }
-            out.score(i, &game.pos);
-            out.observe(i, &game.pos);
+            out.score(i, game.pos());
+            out.observe(i, game.pos());
             return false;
         }
         _ if game.ended => {
             // next_step: this step starts the new game.
-            game.pos = Position::START;
-            game.ended = false;
-            out.score(i, &game.pos);
-            out.observe(i, &game.pos);
+            game.restart();
+            out.score(i, game.pos());
+            out.observe(i, game.pos());
             return false;
         }
         Step::Actions(actions) => {
-            move_of_action(actions[global] as usize).expect("actions are checked before the step")
+            let m = move_of_action(actions[global] as usize)
+                .expect("actions are checked before the step");
+            game.play(m);
+            m
         }
-        Step::Random => game.pos.random_move(&mut game.rng),
+        Step::Random => game.play_random(),
     };
     out.played[i] = action_index(m) as i16;
-    let mover = game.pos.side_to_move();
-    game.pos.play(m);
-    out.score(i, &game.pos);
-    let over = game.pos.is_game_over();
+    let pos = *game.pos();
+    // The side that moved: the one not to move now.
+    let mover = pos.side_to_move().opponent();
+    out.score(i, &pos);
+    let over = pos.is_game_over();
     if over {
-        let outcome = game.pos.outcome();
+        let outcome = pos.outcome();
         out.rewards[i] = f32::from(outcome.sign(mover));
         out.colour_rewards[2 * i] = f32::from(outcome.sign(Color::Black));
         out.colour_rewards[2 * i + 1] = f32::from(outcome.sign(Color::White));
         out.terminated[i] = true;
         if mode == Autoreset::SameStep {
             if let Some(finals) = out.finals.as_mut() {
-                finals.write(i, &game.pos);
+                finals.write(i, &pos);
             }
             if let Some(flags) = out.final_flags.as_deref_mut() {
                 flags[i] = true;
             }
-            game.pos = Position::START;
+            game.restart();
         } else {
             game.ended = true;
         }
     }
-    out.observe(i, &game.pos);
+    out.observe(i, game.pos());
     over
 }
 
@@ -477,7 +534,7 @@ pub struct VectorGames {
 impl VectorGames {
     /// The games' positions.
     pub fn game_positions(&self) -> impl Iterator<Item = &Position> {
-        self.games.iter().map(|g| &g.pos)
+        self.games.iter().map(|g| g.pos())
     }
 
     /// Checks every action before any game moves, so that a bad one leaves
@@ -508,7 +565,7 @@ impl VectorGames {
                         "env {i}: action {a} is not a move (0 to 4095, from * 64 + to)"
                     ))
                 })?;
-            if let Err(e) = game.pos.check_move(m) {
+            if let Err(e) = game.pos().check_move(m) {
                 return Err(IllegalMoveError::new_err(format!(
                     "env {i}: action {a} ({m}) is illegal: {e}"
                 )));
@@ -599,11 +656,7 @@ impl VectorGames {
         };
         let same_step = autoreset == Autoreset::SameStep;
         let games = (0..num_envs)
-            .map(|i| Game {
-                pos: Position::START,
-                rng: Rng::for_game(seed, i as u64),
-                ended: false,
-            })
+            .map(|i| Game::new(Rng::for_game(seed, i as u64)))
             .collect();
         Ok(VectorGames {
             games,
@@ -732,7 +785,7 @@ impl VectorGames {
 
     /// The games' positions (copies).
     fn positions(&self) -> Vec<PyPosition> {
-        self.games.iter().map(|g| PyPosition(g.pos)).collect()
+        self.games.iter().map(|g| PyPosition(*g.pos())).collect()
     }
 
     /// Whether each game ended at the last step and awaits its reset
@@ -757,11 +810,7 @@ mod tests {
 
     #[test]
     fn a_random_step_never_plays_into_a_finished_game() {
-        let mut game = Game {
-            pos: Position::START,
-            rng: Rng::new(1),
-            ended: false,
-        };
+        let mut game = Game::new(Rng::new(1));
         let (mut rewards, mut colour, mut term, mut to_play, mut played) =
             ([0f32; 1], [0f32; 2], [false; 1], [0i8; 1], [0i16; 1]);
         let mut points = [0u8; 2];
@@ -778,7 +827,7 @@ mod tests {
                 to_play: &mut to_play,
                 played: &mut played,
             };
-            let before = game.pos;
+            let before = *game.pos();
             let over = step_game(
                 &mut game,
                 0,
@@ -789,12 +838,12 @@ mod tests {
             );
             assert_eq!(over, term[0]);
             if before.is_game_over() {
-                assert_eq!((game.pos, played[0]), (Position::START, -1));
+                assert_eq!((*game.pos(), played[0]), (Position::START, -1));
             }
             if term[0] {
                 ends += 1;
                 assert_eq!(colour[0], -colour[1]);
-                assert!(game.pos.is_game_over());
+                assert!(game.pos().is_game_over());
             }
         }
         assert!(ends > 3);
