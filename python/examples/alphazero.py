@@ -53,7 +53,8 @@ class Replay:
 
     def __init__(self, capacity):
         self.capacity = capacity
-        self.planes = np.zeros((capacity, 32), np.uint8)
+        # The four planes, then the two reach planes (zero when unused).
+        self.planes = np.zeros((capacity, 48), np.uint8)
         self.scores = np.zeros((capacity, 2), np.uint8)
         self.legal = np.full((capacity, MAX_MOVES), -1, np.int16)
         self.policy = np.zeros((capacity, MAX_MOVES), np.float16)
@@ -80,9 +81,9 @@ class Replay:
         """A batch under a random symmetry each: (observations, legal,
         target, z, margin)."""
         idx = rng.integers(0, self.size, n)
-        planes = np.unpackbits(self.planes[idx], axis=1)[:, :256].reshape(n, 4, 8, 8)
+        planes = np.unpackbits(self.planes[idx], axis=1).reshape(n, 6, 8, 8)
         planes, legal = transform(planes, self.legal[idx], rng.integers(0, 8, n))
-        obs = {"observation": planes, "scores": self.scores[idx]}
+        obs = {"observation": planes[:, :4], "reach": planes[:, 4:], "scores": self.scores[idx]}
         target = self.policy[idx].astype(np.float32)
         return obs, legal.astype(np.int64), target, self.z[idx].astype(np.float32), self.margin[idx].astype(np.float32)
 
@@ -117,7 +118,7 @@ class SelfPlay:
     def __init__(self, args, seed):
         n = args.games
         self.args = args
-        self.env = VectorEnv(n, threads=args.threads, autoreset_mode="SameStep", action_mask=None)
+        self.env = VectorEnv(n, threads=args.threads, autoreset_mode="SameStep", action_mask=None, reach=True)
         self.obs, info = self.env.reset(seed=seed)
         self.to_play = info["to_play"].copy()
         self.search = Search(n, threads=args.threads, seed=seed, max_nodes=args.max_nodes)
@@ -138,7 +139,9 @@ class SelfPlay:
         sims = np.where(full, a.sims, a.fast_sims)
         temperature = np.where(self.ply < a.sample_plies, 1.0, 0.0)
         out = self.search.run(self.env, net, sims, temperature=temperature, add_noise=full)
-        planes = np.packbits(self.obs["observation"].reshape(n, 256), axis=1)
+        planes = np.packbits(
+            np.concatenate([self.obs["observation"].reshape(n, 256), self.obs["reach"].reshape(n, 128)], axis=1), axis=1
+        )
         scores = self.obs["scores"].copy()
         recorded = 0
         visits = out.visit_counts.astype(np.float32)
@@ -290,6 +293,8 @@ def parse_args(argv=None):
     p.add_argument("--rank", type=int, default=8)
     p.add_argument("--batch", type=int, default=256)
     p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--reach", action=argparse.BooleanOptionalAction, default=True,
+                   help="the network reads the reach planes (where each side's pieces can move)")
     p.add_argument("--margin-weight", type=float, default=0.5,
                    help="weight of the training-only final-margin head (0: none)")
     p.add_argument("--train-ratio", type=float, default=8.0, help="positions trained on per position recorded")
@@ -326,7 +331,8 @@ def main(argv=None):
         print(f"resuming {args.dir}: {counters['train_seconds'] / 60:.1f} min trained, "
               f"{counters['games']} games, {replay.added} positions", file=sys.stderr)
     else:
-        net = Network.init(args.hidden, args.hidden, args.rank, seed=args.seed, margin_head=args.margin_weight > 0)
+        net = Network.init(args.hidden, args.hidden, args.rank, seed=args.seed, margin_head=args.margin_weight > 0,
+                           reach=args.reach)
         opt = Adam(net.params, lr=args.lr)
         counters = {"train_seconds": 0.0, "cpu_seconds": 0.0, "games": 0, "steps": 0, "evals": 0,
                     "session": 0, "next_eval": 0.0, "trained": 0.0, "margin_weight": args.margin_weight}

@@ -6,6 +6,8 @@
 //! * planes: `uint8 (PLANES, 8, 8)`, 0 or 1 (256 bytes; float32 would be a
 //!   kilobyte of the same bits);
 //! * scores: `uint8 (2,)`, the side to move's points and the opponent's;
+//! * reach: `uint8 (2, 8, 8)`, 0 or 1: the squares the side to move's
+//!   pieces can move to, and the opponent's;
 //! * packed mask: `uint8 (512,)`, the 4,096 legal-action bits, little-endian
 //!   within each byte, so `np.unpackbits(mask, axis=-1, bitorder="little")`
 //!   is the `(4096,)` mask. Byte `8 * from + to / 8` holds the moves from
@@ -16,7 +18,7 @@
 
 use yolah::attacks::queen_moves;
 use yolah::{Position, MAX_MOVES};
-use yolah_players::az::encoding::{planes, scores, ACTIONS, PLANES};
+use yolah_players::az::encoding::{planes, reach, scores, ACTIONS, PLANES, REACH_PLANES};
 
 /// Bytes of a packed mask.
 pub const PACKED_MASK_BYTES: usize = ACTIONS / 8;
@@ -42,6 +44,16 @@ const EXPAND: [u64; 256] = {
 #[inline]
 pub fn write_planes_u8(pos: &Position, out: &mut [u8]) {
     for (plane, bits) in out.chunks_exact_mut(64).zip(planes(pos)) {
+        for (cells, byte) in plane.chunks_exact_mut(8).zip(bits.to_le_bytes()) {
+            cells.copy_from_slice(&EXPAND[usize::from(byte)].to_le_bytes());
+        }
+    }
+}
+
+/// Writes the reach planes of `pos` as 0/1 bytes (`REACH_PLANES * 64`).
+#[inline]
+pub fn write_reach_u8(pos: &Position, out: &mut [u8]) {
+    for (plane, bits) in out.chunks_exact_mut(64).zip(reach(&planes(pos))) {
         for (cells, byte) in plane.chunks_exact_mut(8).zip(bits.to_le_bytes()) {
             cells.copy_from_slice(&EXPAND[usize::from(byte)].to_le_bytes());
         }
@@ -128,6 +140,8 @@ fn for_each_action(pos: &Position, mut f: impl FnMut(usize)) {
 pub struct Forms {
     /// Planes and scores.
     pub observation: bool,
+    /// The reach planes.
+    pub reach: bool,
     /// The packed mask.
     pub packed_mask: bool,
     /// The bool mask.
@@ -143,6 +157,8 @@ pub struct Rows<'a> {
     pub planes: Option<&'a mut [u8]>,
     /// 2 bytes a row.
     pub scores: Option<&'a mut [u8]>,
+    /// `REACH_PLANES * 64` bytes a row.
+    pub reach: Option<&'a mut [u8]>,
     /// [`PACKED_MASK_BYTES`] a row.
     pub packed_mask: Option<&'a mut [u8]>,
     /// `ACTIONS` a row.
@@ -172,6 +188,7 @@ impl<'a> Rows<'a> {
     pub fn split_at(self, n: usize) -> (Rows<'a>, Rows<'a>) {
         let (planes, planes2) = split(self.planes, n * PLANES * 64);
         let (scores, scores2) = split(self.scores, n * 2);
+        let (reach, reach2) = split(self.reach, n * REACH_PLANES * 64);
         let (packed_mask, packed2) = split(self.packed_mask, n * PACKED_MASK_BYTES);
         let (bool_mask, bool2) = split(self.bool_mask, n * ACTIONS);
         let (legal_actions, legal2) = split(self.legal_actions, n * MAX_MOVES);
@@ -180,6 +197,7 @@ impl<'a> Rows<'a> {
             Rows {
                 planes,
                 scores,
+                reach,
                 packed_mask,
                 bool_mask,
                 legal_actions,
@@ -188,6 +206,7 @@ impl<'a> Rows<'a> {
             Rows {
                 planes: planes2,
                 scores: scores2,
+                reach: reach2,
                 packed_mask: packed2,
                 bool_mask: bool2,
                 legal_actions: legal2,
@@ -204,6 +223,9 @@ impl<'a> Rows<'a> {
         }
         if let Some(out) = row(&mut self.scores, i, 2) {
             write_scores(pos, out);
+        }
+        if let Some(out) = row(&mut self.reach, i, REACH_PLANES * 64) {
+            write_reach_u8(pos, out);
         }
         if let Some(out) = row(&mut self.packed_mask, i, PACKED_MASK_BYTES) {
             write_packed_mask(pos, out);
@@ -247,10 +269,17 @@ mod tests {
         let (mut fast, mut slow) = ([0u8; 256], [0u8; 256]);
         let (mut reference, mut mask) = ([false; ACTIONS], [false; ACTIONS]);
         let (mut packed, mut legal) = ([0u8; PACKED_MASK_BYTES], [0i16; MAX_MOVES]);
+        let mut reach_cells = [0u8; REACH_PLANES * 64];
         for pos in positions() {
             write_planes_u8(&pos, &mut fast);
             write_planes_u8_slow(&pos, &mut slow);
             assert_eq!(fast, slow);
+            write_reach_u8(&pos, &mut reach_cells);
+            for (p, bits) in reach(&planes(&pos)).iter().enumerate() {
+                for sq in 0..64 {
+                    assert_eq!(u64::from(reach_cells[p * 64 + sq]), bits >> sq & 1);
+                }
+            }
             write_mask(&pos, &mut reference);
             write_bool_mask(&pos, &mut mask);
             assert_eq!(mask, reference);

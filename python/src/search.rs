@@ -35,7 +35,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PySlice};
 use std::sync::Arc;
 use yolah::{Position, Rng, MAX_MOVES};
-use yolah_players::az::encoding::{action_index, ACTIONS, PLANES};
+use yolah_players::az::encoding::{action_index, ACTIONS, PLANES, REACH_PLANES};
 use yolah_players::az::net::{AzNet, Output};
 use yolah_players::az::noise::Dirichlet;
 use yolah_players::az::tree::{Descent, Leaf, Puct, Tree};
@@ -79,6 +79,7 @@ fn parallel<T: Send>(threads: usize, items: &mut [T], f: impl Fn(&mut [T], usize
 struct Batch {
     planes: Py<PyArray4<u8>>,
     scores: Py<PyArray2<u8>>,
+    reach: Py<PyArray4<u8>>,
     masks: Py<PyArray2<bool>>,
 }
 
@@ -160,6 +161,7 @@ impl SearchTrees {
         let planes = self.batch.planes.bind(py).get_item(&first)?;
         observations.set_item("observation", planes)?;
         observations.set_item("scores", self.batch.scores.bind(py).get_item(&first)?)?;
+        observations.set_item("reach", self.batch.reach.bind(py).get_item(&first)?)?;
         let masks = self.batch.masks.bind(py).get_item(&first)?;
         let result = evaluate.call1((observations, masks))?;
         let (logits, values) = answer(leaves, &result)?;
@@ -214,6 +216,12 @@ impl SearchTrees {
             .bind(py)
             .try_readwrite()
             .map_err(borrowed)?;
+        let mut reach = self
+            .batch
+            .reach
+            .bind(py)
+            .try_readwrite()
+            .map_err(borrowed)?;
         let mut masks = self
             .batch
             .masks
@@ -223,6 +231,7 @@ impl SearchTrees {
         let rows = Rows {
             planes: Some(planes.as_slice_mut().map_err(not_contiguous)?),
             scores: Some(scores.as_slice_mut().map_err(not_contiguous)?),
+            reach: Some(reach.as_slice_mut().map_err(not_contiguous)?),
             bool_mask: Some(masks.as_slice_mut().map_err(not_contiguous)?),
             ..Rows::default()
         };
@@ -390,6 +399,7 @@ impl SearchTrees {
             batch: Batch {
                 planes: PyArray4::zeros(py, [num_games, PLANES, 8, 8], false).unbind(),
                 scores: PyArray2::zeros(py, [num_games, 2], false).unbind(),
+                reach: PyArray4::zeros(py, [num_games, REACH_PLANES, 8, 8], false).unbind(),
                 masks: PyArray2::zeros(py, [num_games, ACTIONS], false).unbind(),
             },
             legal_actions: PyArray2::zeros(py, [num_games, MAX_MOVES], false).unbind(),

@@ -30,7 +30,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use yolah::playout::Playout;
 use yolah::{Color, Move, Position, Rng, MAX_MOVES};
-use yolah_players::az::encoding::{action_index, move_of_action, ACTIONS, PLANES};
+use yolah_players::az::encoding::{action_index, move_of_action, ACTIONS, PLANES, REACH_PLANES};
 
 /// Games a thread takes at least: below this, starting a thread costs more
 /// than it saves.
@@ -130,6 +130,7 @@ impl Game {
 struct Arrays {
     planes: Option<Py<PyArray4<u8>>>,
     scores: Option<Py<PyArray2<u8>>>,
+    reach: Option<Py<PyArray4<u8>>>,
     packed_mask: Option<Py<PyArray2<u8>>>,
     bool_mask: Option<Py<PyArray2<bool>>>,
     legal_actions: Option<Py<PyArray2<i16>>>,
@@ -140,6 +141,7 @@ struct Arrays {
 pub struct ArraysRw<'py> {
     planes: Option<PyReadwriteArray4<'py, u8>>,
     scores: Option<PyReadwriteArray2<'py, u8>>,
+    reach: Option<PyReadwriteArray4<'py, u8>>,
     packed_mask: Option<PyReadwriteArray2<'py, u8>>,
     bool_mask: Option<PyReadwriteArray2<'py, bool>>,
     legal_actions: Option<PyReadwriteArray2<'py, i16>>,
@@ -178,6 +180,8 @@ impl Arrays {
             planes: when(forms.observation)
                 .map(|_| PyArray4::zeros(py, [n, PLANES, 8, 8], false).unbind()),
             scores: when(forms.observation).map(|_| PyArray2::zeros(py, [n, 2], false).unbind()),
+            reach: when(forms.reach)
+                .map(|_| PyArray4::zeros(py, [n, REACH_PLANES, 8, 8], false).unbind()),
             packed_mask: when(forms.packed_mask)
                 .map(|_| PyArray2::zeros(py, [n, PACKED_MASK_BYTES], false).unbind()),
             bool_mask: when(forms.bool_mask)
@@ -193,6 +197,7 @@ impl Arrays {
         Ok(ArraysRw {
             planes: rw!(py, self.planes),
             scores: rw!(py, self.scores),
+            reach: rw!(py, self.reach),
             packed_mask: rw!(py, self.packed_mask),
             bool_mask: rw!(py, self.bool_mask),
             legal_actions: rw!(py, self.legal_actions),
@@ -214,6 +219,10 @@ impl Arrays {
         add(
             "scores",
             self.scores.as_ref().map(|a| a.bind(py).clone().into_any()),
+        )?;
+        add(
+            "reach",
+            self.reach.as_ref().map(|a| a.bind(py).clone().into_any()),
         )?;
         add(
             "action_mask",
@@ -249,6 +258,7 @@ impl ArraysRw<'_> {
         Ok(Rows {
             planes: slice!(self.planes),
             scores: slice!(self.scores),
+            reach: slice!(self.reach),
             packed_mask: slice!(self.packed_mask),
             bool_mask: slice!(self.bool_mask),
             legal_actions: slice!(self.legal_actions),
@@ -510,7 +520,8 @@ fn run_steps(
 /// (use that: it adds Gymnasium's spaces and conventions).
 ///
 /// `VectorGames(num_envs, threads=1, autoreset_mode="next_step",
-/// observation=True, action_mask="packed", legal_actions=False)`;
+/// observation=True, action_mask="packed", legal_actions=False, seed=0,
+/// reach=False)`;
 /// `action_mask` is `"packed"`, `"bool"` or `None`. Every method writes into
 /// the arrays of `arrays()`, allocated once: read or copy them before the
 /// next call.
@@ -620,7 +631,7 @@ impl VectorGames {
 impl VectorGames {
     #[new]
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (num_envs, threads = 1, autoreset_mode = "next_step", observation = true, action_mask = Some("packed"), legal_actions = false, seed = 0))]
+    #[pyo3(signature = (num_envs, threads = 1, autoreset_mode = "next_step", observation = true, action_mask = Some("packed"), legal_actions = false, seed = 0, reach = false))]
     fn new(
         py: Python<'_>,
         num_envs: usize,
@@ -630,6 +641,7 @@ impl VectorGames {
         action_mask: Option<&str>,
         legal_actions: bool,
         seed: u64,
+        reach: bool,
     ) -> PyResult<VectorGames> {
         if num_envs == 0 || num_envs > 1 << 24 {
             return Err(YolahError::new_err(format!(
@@ -650,6 +662,7 @@ impl VectorGames {
         let autoreset = Autoreset::parse(autoreset_mode)?;
         let forms = Forms {
             observation,
+            reach,
             packed_mask,
             bool_mask,
             legal_actions,

@@ -130,19 +130,20 @@ def test_the_evaluator_sees_each_leaf_once_a_round():
         Search(2).run(VectorEnv(2), lambda o, m: (np.zeros((len(m), 5)), np.zeros(len(m))), 2)
 
 
-def random_net():
-    return Network.init(hidden1=32, hidden2=24, rank=3, seed=1)
+def random_net(reach=True):
+    return Network.init(hidden1=32, hidden2=24, rank=3, seed=1, reach=reach)
 
 
-def test_the_rust_network_is_the_numpy_network(tmp_path):
-    net = random_net()
+@pytest.mark.parametrize("reach", [False, True])
+def test_the_rust_network_is_the_numpy_network(tmp_path, reach):
+    net = random_net(reach)
     # Make the heads large enough to matter.
     for k in ("wv", "Wf", "Wt", "Wu", "Wv"):
         net.params[k] *= 10
     path = tmp_path / "az.bin"
     net.save(path)
     assert Network.load(path).to_bytes() == net.to_bytes()
-    env = VectorEnv(64)
+    env = VectorEnv(64, reach=True)
     obs, _ = env.reset()
     env.rollout(20)
     obs, *_ = env.step_random()
@@ -170,10 +171,10 @@ def test_the_batched_search_plays_the_players_move(tmp_path):
 
 
 def test_gradients_match_finite_differences():
-    net = Network.init(hidden1=8, hidden2=6, rank=2, seed=3, margin_head=True)
+    net = Network.init(hidden1=8, hidden2=6, rank=2, seed=3, margin_head=True, reach=True)
     for k in net.params:
         net.params[k] = net.params[k].astype(np.float64) + 0.1
-    env = VectorEnv(6, legal_actions=True)
+    env = VectorEnv(6, legal_actions=True, reach=True)
     obs, _ = env.reset()
     obs, *_ = env.step_random()
     obs = {k: v.copy() for k, v in obs.items()}
@@ -185,9 +186,11 @@ def test_gradients_match_finite_differences():
     margin = rng.integers(-20, 20, 6)
     loss, grads = net.loss_and_gradients(obs, legal, target, z, margin=margin)
     assert loss["margin"] > 0
-    for name in ["W1", "b2", "wv", "Wf", "bt", "Wu", "bv2", "wm", "bm"]:
+    for name in ["W1", "W1", "b2", "wv", "Wf", "bt", "Wu", "bv2", "wm", "bm"]:
         p = net.params[name]
         i = tuple(rng.integers(0, s) for s in p.shape)
+        if name == "W1":
+            i = (int(rng.integers(256, 384)), i[1])  # a reach input
         old = p[i]
         p[i] = old + 1e-5
         up = net.loss_and_gradients(obs, legal, target, z, margin=margin)[0]["total"]

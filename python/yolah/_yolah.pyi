@@ -207,6 +207,7 @@ class VectorGames:
         action_mask: Optional[str] = "packed",
         legal_actions: bool = False,
         seed: int = 0,
+        reach: bool = False,
     ) -> None: ...
     @property
     def num_envs(self) -> int: ...

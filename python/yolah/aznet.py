@@ -3,7 +3,8 @@ eight board symmetries and the file the ``az`` player reads.
 
 The network (``crates/players/src/az/net.rs`` runs the same in Rust)::
 
-    x  = 256 plane bits of the observation, then the scores / 32   (258)
+    x  = 256 plane bits of the observation, [the 128 reach bits,]
+         then the scores / 32                                    (258 or 386)
     h1 = relu(x · W1 + b1)          h2 = relu(h1 · W2 + b2)
     value  = tanh(h2 · wv + bv)                     for the side to move
     logit(from * 64 + to) = f[from] + t[to] + Σ_k U[from, k] · V[to, k]
@@ -27,6 +28,9 @@ import numpy as np
 
 #: Inputs: 4 planes of 64 squares, and the two scores.
 INPUTS = 4 * 64 + 2
+#: Inputs with the two reach planes of ``yolah.vector`` (``reach=True``)
+#: between the planes and the scores.
+INPUTS_WITH_REACH = 6 * 64 + 2
 #: The order of the arrays in the file (and in ``Network.params``).
 NAMES = ["W1", "b1", "W2", "b2", "wv", "bv", "Wf", "bf", "Wt", "bt", "Wu", "bu", "Wv", "bv2"]
 #: A training-only head, not in the file: the final margin (the side to
@@ -39,18 +43,22 @@ MARGIN_SCALE = 4.0
 MAGIC = b"YOLAHAZ1"
 
 
-def features(observations):
+def features(observations, reach=False):
     """The network's input ``(B, 258)`` float32 of a dict of
-    ``observation`` (uint8 ``(B, 4, 8, 8)``) and ``scores`` (``(B, 2)``)."""
+    ``observation`` (uint8 ``(B, 4, 8, 8)``) and ``scores`` (``(B, 2)``);
+    ``(B, 386)`` with ``reach`` (uint8 ``(B, 2, 8, 8)``)."""
     planes = np.asarray(observations["observation"]).reshape(-1, 256)
     scores = np.asarray(observations["scores"], dtype=np.float32) / 32.0
-    return np.concatenate([planes.astype(np.float32), scores], axis=1)
+    parts = [planes.astype(np.float32)]
+    if reach:
+        parts.append(np.asarray(observations["reach"]).reshape(-1, 128).astype(np.float32))
+    return np.concatenate(parts + [scores], axis=1)
 
 
-def shapes(hidden1, hidden2, rank):
+def shapes(hidden1, hidden2, rank, inputs=INPUTS):
     """Each array's shape, in file order."""
     return {
-        "W1": (INPUTS, hidden1),
+        "W1": (inputs, hidden1),
         "b1": (hidden1,),
         "W2": (hidden1, hidden2),
         "b2": (hidden2,),
@@ -76,19 +84,23 @@ class Network:
         self.hidden1 = self.params["W1"].shape[1]
         self.hidden2 = self.params["W2"].shape[1]
         self.rank = self.params["Wu"].shape[1] // 64
-        expected = shapes(self.hidden1, self.hidden2, self.rank)
+        self.inputs = self.params["W1"].shape[0]
+        if self.inputs not in (INPUTS, INPUTS_WITH_REACH):
+            raise ValueError(f"{self.inputs} inputs: {INPUTS} or {INPUTS_WITH_REACH}")
+        self.reach = self.inputs == INPUTS_WITH_REACH
+        expected = shapes(self.hidden1, self.hidden2, self.rank, self.inputs)
         for k in NAMES:
             if self.params[k].shape != expected[k]:
                 raise ValueError(f"{k} has shape {self.params[k].shape}, expected {expected[k]}")
 
     @classmethod
-    def init(cls, hidden1=128, hidden2=128, rank=8, seed=0, margin_head=False):
+    def init(cls, hidden1=128, hidden2=128, rank=8, seed=0, margin_head=False, reach=False):
         """He-initialised weights, zero biases; the policy and value heads
         start small (uniform priors, values near 0). ``margin_head`` adds
-        the training-only margin head."""
+        the training-only margin head; ``reach`` reads the reach planes."""
         rng = np.random.default_rng(seed)
         params = {}
-        all_shapes = dict(shapes(hidden1, hidden2, rank))
+        all_shapes = dict(shapes(hidden1, hidden2, rank, INPUTS_WITH_REACH if reach else INPUTS))
         if margin_head:
             all_shapes.update({"wm": (hidden2, 1), "bm": (1,)})
         for k, shape in all_shapes.items():
@@ -121,7 +133,7 @@ class Network:
     def __call__(self, observations, masks=None):
         """``(logits (B, 4096), values (B,))``: the evaluator
         ``yolah.search`` calls."""
-        _, h2 = self.trunk(features(observations))
+        _, h2 = self.trunk(features(observations, self.reach))
         value, f, t, u, v = self.heads(h2)
         logits = np.matmul(u, v.transpose(0, 2, 1))
         logits += f[:, :, None]
@@ -142,7 +154,7 @@ class Network:
         Returns ``(losses, gradients)``, ``losses`` a dict of ``policy``,
         ``value``, ``margin`` and ``total``."""
         p, k = self.params, self.rank
-        x = features(observations)
+        x = features(observations, self.reach)
         batch = len(x)
         h1, h2 = self.trunk(x)
         value, f, t, u, v = self.heads(h2)
@@ -205,7 +217,7 @@ class Network:
     # -- the file -------------------------------------------------------
 
     def to_bytes(self):
-        header = MAGIC + np.array([INPUTS, self.hidden1, self.hidden2, self.rank], "<u4").tobytes()
+        header = MAGIC + np.array([self.inputs, self.hidden1, self.hidden2, self.rank], "<u4").tobytes()
         return header + b"".join(self.params[k].astype("<f4").tobytes() for k in NAMES)
 
     def save(self, path):
@@ -218,10 +230,10 @@ class Network:
         if data[:8] != MAGIC:
             raise ValueError("not an az network (it must start with YOLAHAZ1)")
         inputs, hidden1, hidden2, rank = np.frombuffer(data[8:24], "<u4")
-        if inputs != INPUTS:
-            raise ValueError(f"{inputs} inputs, expected {INPUTS}")
+        if inputs not in (INPUTS, INPUTS_WITH_REACH):
+            raise ValueError(f"{inputs} inputs, expected {INPUTS} or {INPUTS_WITH_REACH}")
         params, at = {}, 24
-        for k, shape in shapes(int(hidden1), int(hidden2), int(rank)).items():
+        for k, shape in shapes(int(hidden1), int(hidden2), int(rank), int(inputs)).items():
             n = int(np.prod(shape))
             params[k] = np.frombuffer(data, "<f4", n, at).reshape(shape).copy()
             at += 4 * n
@@ -288,13 +300,14 @@ SYMMETRIES = symmetries()
 
 
 def transform(planes, legal, s):
-    """Planes ``(B, 4, 8, 8)`` and legal actions ``(B, M)`` (-1 padded) of
+    """Planes ``(B, P, 8, 8)`` and legal actions ``(B, M)`` (-1 padded) of
     boards under symmetries ``s`` (one index a board)."""
     maps = SYMMETRIES[s]  # (B, 64)
-    flat = planes.reshape(len(planes), 4, 64)
+    n, p = planes.shape[:2]
+    flat = planes.reshape(n, p, 64)
     out = np.empty_like(flat)
-    rows = np.arange(len(planes))[:, None, None]
-    out[rows, np.arange(4)[None, :, None], maps[:, None, :]] = flat
+    rows = np.arange(n)[:, None, None]
+    out[rows, np.arange(p)[None, :, None], maps[:, None, :]] = flat
     valid = legal >= 0
     a = np.where(valid, legal, 0).astype(np.int64)
     images = np.take_along_axis(maps, a // 64, 1) * 64 + np.take_along_axis(maps, a % 64, 1)

@@ -14,8 +14,9 @@ of a :class:`yolah.vector.VectorEnv`, in Rust, with a Python evaluator.
 Each game has its own tree; a simulation round descends every tree to a
 leaf and calls ``evaluate(observations, masks)`` **once** for all the leaves
 that need it: ``observations`` is a dict like the environment's,
-``observation`` ``uint8 (B, 4, 8, 8)`` and ``scores`` ``uint8 (B, 2)``, from the
-point of view of the side to move at the leaf; ``masks`` is ``bool (B,
+``observation`` ``uint8 (B, 4, 8, 8)``, ``scores`` ``uint8 (B, 2)`` and
+``reach`` ``uint8 (B, 2, 8, 8)``, from the point of view of the side to move
+at the leaf; ``masks`` is ``bool (B,
 4096)``. It returns ``(logits, values)``: ``(B, 4096)`` logits (only the
 legal moves' entries are read; the priors are their softmax) and ``(B,)``
 values in ``[-1, 1]`` for the side to move. The arrays passed are

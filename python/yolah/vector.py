@@ -36,6 +36,10 @@ never by truncation.
 * ``scores``: ``uint8 (N, 2)``, the side to move's points and the
   opponent's (the planes cannot tell who is ahead: a hole does not remember
   who left it);
+* with ``reach=True``, ``reach``: ``uint8 (N, 2, 8, 8)``, the squares the
+  side to move's pieces can move to, and the opponent's (mobility and
+  territory are made of them, and a small network cannot work them out of
+  the planes);
 * ``action_mask``, by ``action_mask=``:
 
   - ``"packed"`` (the default): ``uint8 (N, 512)``, the 4,096 legal-action
@@ -101,12 +105,14 @@ def unpack_mask(packed):
     return np.unpackbits(np.asarray(packed, dtype=np.uint8), axis=-1, bitorder="little").view(bool)
 
 
-def single_observation_space(observation=True, action_mask="packed", legal_actions=False):
+def single_observation_space(observation=True, action_mask="packed", legal_actions=False, reach=False):
     """The observation space of one game, for these options."""
     fields = {}
     if observation:
         fields["observation"] = spaces.Box(0, 1, (PLANES, 8, 8), dtype=np.uint8)
         fields["scores"] = spaces.Box(0, 64, (2,), dtype=np.uint8)
+    if reach:
+        fields["reach"] = spaces.Box(0, 1, (2, 8, 8), dtype=np.uint8)
     if action_mask == "packed":
         fields["action_mask"] = spaces.Box(0, 255, (PACKED_MASK_BYTES,), dtype=np.uint8)
     elif action_mask == "bool":
@@ -133,6 +139,7 @@ class VectorEnv(_GymVectorEnv):
         observation: bool = True,
         action_mask="packed",
         legal_actions: bool = False,
+        reach: bool = False,
         copy: bool = False,
         render_mode=None,
     ):
@@ -149,13 +156,14 @@ class VectorEnv(_GymVectorEnv):
             observation=observation,
             action_mask=action_mask,
             legal_actions=legal_actions,
+            reach=reach,
         )
         self.num_envs = num_envs
         self.autoreset_mode = autoreset_mode
         self.metadata = dict(self.metadata, autoreset_mode=autoreset_mode)
         self.render_mode = render_mode
         self.copy = copy
-        self.single_observation_space = single_observation_space(observation, action_mask, legal_actions)
+        self.single_observation_space = single_observation_space(observation, action_mask, legal_actions, reach)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(ACTIONS)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, ACTIONS))

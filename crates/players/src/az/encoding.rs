@@ -9,10 +9,14 @@
 //! * Scores, the same way round: the side to move's points, then the
 //!   opponent's. The planes alone do not say who is ahead (a hole does not
 //!   remember who left it), and the result is decided by the points.
+//! * Reach (optional), the same way round: the squares the side to move's
+//!   pieces can move to, and the opponent's: what a network cannot easily
+//!   compute from the planes, and what mobility and territory are made of.
 //! * Actions: a move is `from * 64 + to` (squares a1 = 0 … h8 = 63); the
 //!   pass `a1:a1` is action 0.
 
-use yolah::{Move, Position};
+use yolah::attacks::queen_moves;
+use yolah::{Bitboard, Move, Position, Square};
 
 /// Planes of an observation.
 pub const PLANES: usize = 4;
@@ -29,6 +33,22 @@ pub fn planes(pos: &Position) -> [u64; PLANES] {
         pos.holes().0,
         pos.free().0,
     ]
+}
+
+/// Reach planes of an observation.
+pub const REACH_PLANES: usize = 2;
+
+/// The squares the side to move's pieces reach in one move, and the
+/// opponent's, from the planes of [`planes`].
+#[inline]
+pub fn reach(planes: &[u64; PLANES]) -> [u64; REACH_PLANES] {
+    let blockers = Bitboard(!planes[3]);
+    let of = |pieces: u64| {
+        Bitboard(pieces)
+            .into_iter()
+            .fold(0, |all, sq: Square| all | queen_moves(sq, blockers).0)
+    };
+    [of(planes[0]), of(planes[1])]
 }
 
 /// The side to move's points and the opponent's.
@@ -64,6 +84,34 @@ mod tests {
         let p = planes(&pos);
         assert_eq!((p[1] & 1, p[2] >> 35 & 1), (1, 1), "a1 theirs, d5 a hole");
         assert_eq!(scores(&pos), [0, 1]);
+    }
+
+    #[test]
+    fn reach_is_where_the_pieces_can_go() {
+        let targets = |p: &Position| {
+            p.legal_moves()
+                .iter()
+                .filter(|m| !m.is_pass())
+                .fold(0u64, |b, m| b | m.to().bitboard().0)
+        };
+        // The same board with the other side to move (one more ply).
+        let other_side = |p: &Position| -> Position {
+            let text = p.to_text();
+            let f: Vec<&str> = text.split_whitespace().collect();
+            let side = if f[1] == "b" { "w" } else { "b" };
+            let ply: u16 = f[4].parse().unwrap();
+            format!("{} {side} {} {} {}", f[0], f[2], f[3], ply + 1)
+                .parse()
+                .unwrap()
+        };
+        let mut rng = yolah::Rng::new(4);
+        let mut pos = Position::START;
+        while !pos.is_game_over() {
+            let r = reach(&planes(&pos));
+            assert_eq!(r[0], targets(&pos));
+            assert_eq!(r[1], targets(&other_side(&pos)));
+            pos.play(pos.random_move(&mut rng));
+        }
     }
 
     #[test]

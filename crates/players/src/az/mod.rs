@@ -188,6 +188,7 @@ mod tests {
 
     fn player(sims: u64) -> AlphaZero {
         let shape = Shape {
+            inputs: net::INPUTS_WITH_REACH,
             hidden1: 32,
             hidden2: 32,
             rank: 4,

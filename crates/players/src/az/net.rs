@@ -1,12 +1,13 @@
 //! The policy-value network of the `az` player: the file that
 //! `python/examples/alphazero.py` exports, and its forward pass.
 //!
-//! Inputs ([`INPUTS`]): the four planes of [`super::encoding`] as 256 bits
-//! (plane-major, a1 first), then the side to move's and the opponent's
-//! points divided by 32. Layers, all `f32`:
+//! Inputs ([`INPUTS`], or [`INPUTS_WITH_REACH`]): the four planes of
+//! [`super::encoding`] as 256 bits (plane-major, a1 first), optionally the
+//! two reach planes as 128 more, then the side to move's and the
+//! opponent's points divided by 32. Layers, all `f32`:
 //!
 //! ```text
-//! h1 = relu(x · W1 + b1)                         258 → H1
+//! h1 = relu(x · W1 + b1)                         258 (or 386) → H1
 //! h2 = relu(h1 · W2 + b2)                        H1 → H2
 //! value = tanh(h2 · wv + bv)                     H2 → 1, for the side to move
 //! from = h2 · Wf + bf,  to = h2 · Wt + bt        H2 → 64 each
@@ -23,13 +24,16 @@
 //! Wf, bf, Wt, bt, Wu, bu, Wv, bv', each matrix input-major (`W[i][j]` at
 //! `i * outputs + j`, NumPy's row-major `(inputs, outputs)`).
 
-use super::encoding::{ACTIONS, PLANES};
+use super::encoding::{reach, ACTIONS, PLANES, REACH_PLANES};
 use yolah::file::{read_limited, FileError};
 
 const MAGIC: &[u8; 8] = b"YOLAHAZ1";
 const HEADER_BYTES: usize = 24;
 /// Inputs: 256 plane bits and the two scores.
 pub const INPUTS: usize = PLANES * 64 + 2;
+/// Inputs with the reach planes: 256 plane bits, 128 reach bits, the two
+/// scores.
+pub const INPUTS_WITH_REACH: usize = (PLANES + REACH_PLANES) * 64 + 2;
 /// The widest hidden layer a file may have.
 pub const MAX_HIDDEN: usize = 1024;
 /// The highest rank of the policy's interaction term.
@@ -49,9 +53,11 @@ impl std::fmt::Display for AzNetError {
 
 impl std::error::Error for AzNetError {}
 
-/// The network's shape: hidden widths and the policy's rank.
+/// The network's shape: inputs, hidden widths and the policy's rank.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
+    /// [`INPUTS`] or [`INPUTS_WITH_REACH`].
+    pub inputs: usize,
     /// First hidden layer.
     pub hidden1: usize,
     /// Second hidden layer.
@@ -64,12 +70,13 @@ impl Shape {
     /// The array lengths in file order.
     fn sizes(self) -> [usize; 14] {
         let Shape {
+            inputs,
             hidden1: h1,
             hidden2: h2,
             rank: k,
         } = self;
         [
-            INPUTS * h1,
+            inputs * h1,
             h1,
             h1 * h2,
             h2,
@@ -95,6 +102,7 @@ impl Shape {
 /// The largest file this build reads.
 fn max_file_bytes() -> u64 {
     Shape {
+        inputs: INPUTS_WITH_REACH,
         hidden1: MAX_HIDDEN,
         hidden2: MAX_HIDDEN,
         rank: MAX_RANK,
@@ -191,12 +199,13 @@ impl AzNet {
     /// Buffers for [`AzNet::forward`].
     pub fn output(&self) -> Output {
         let Shape {
+            inputs,
             hidden1,
             hidden2,
             rank,
         } = self.shape;
         Output {
-            x: vec![0.0; INPUTS],
+            x: vec![0.0; inputs],
             h1: vec![0.0; hidden1],
             h2: vec![0.0; hidden2],
             value: [0.0],
@@ -208,14 +217,33 @@ impl AzNet {
         }
     }
 
+    /// Whether the network reads the reach planes.
+    pub fn reads_reach(&self) -> bool {
+        self.shape.inputs == INPUTS_WITH_REACH
+    }
+
+    /// The input bitboards: the planes, then the reach planes if the
+    /// network reads them.
+    fn bit_inputs(&self, planes: &[u64; PLANES]) -> ([u64; PLANES + REACH_PLANES], usize) {
+        let mut bits = [0; PLANES + REACH_PLANES];
+        bits[..PLANES].copy_from_slice(planes);
+        if self.reads_reach() {
+            bits[PLANES..].copy_from_slice(&reach(planes));
+            (bits, PLANES + REACH_PLANES)
+        } else {
+            (bits, PLANES)
+        }
+    }
+
     /// Runs the network on `planes` (as [`super::encoding::planes`]) and
     /// `scores` (the side to move's first), into `out`.
     pub fn forward(&self, planes: &[u64; PLANES], scores: [u8; 2], out: &mut Output) {
-        // The first layer adds the rows of the 64 set bits (the planes split
-        // the board) and the two scores.
+        // The first layer adds the rows of the set bits (the planes split
+        // the board: 64 of them, and the reach planes) and the two scores.
         let n1 = self.layer1.outputs();
         out.h1.copy_from_slice(&self.layer1.b);
-        for (p, &bits) in planes.iter().enumerate() {
+        let (bits, count) = self.bit_inputs(planes);
+        for (p, &bits) in bits[..count].iter().enumerate() {
             let mut rest = bits;
             while rest != 0 {
                 let i = p * 64 + rest.trailing_zeros() as usize;
@@ -227,7 +255,7 @@ impl AzNet {
         }
         for (s, &score) in scores.iter().enumerate() {
             let x = f32::from(score) / 32.0;
-            let i = PLANES * 64 + s;
+            let i = count * 64 + s;
             for (h, &w) in out.h1.iter_mut().zip(&self.layer1.w[i * n1..(i + 1) * n1]) {
                 *h += x * w;
             }
@@ -244,19 +272,20 @@ impl AzNet {
 
     /// The inputs as a dense vector: the reference for the sparse first
     /// layer (tests).
-    pub fn inputs(planes: &[u64; PLANES], scores: [u8; 2], x: &mut [f32]) {
-        for (p, &bits) in planes.iter().enumerate() {
+    pub fn inputs(&self, planes: &[u64; PLANES], scores: [u8; 2], x: &mut [f32]) {
+        let (bits, count) = self.bit_inputs(planes);
+        for (p, &bits) in bits[..count].iter().enumerate() {
             for sq in 0..64 {
                 x[p * 64 + sq] = ((bits >> sq) & 1) as f32;
             }
         }
-        x[PLANES * 64] = f32::from(scores[0]) / 32.0;
-        x[PLANES * 64 + 1] = f32::from(scores[1]) / 32.0;
+        x[count * 64] = f32::from(scores[0]) / 32.0;
+        x[count * 64 + 1] = f32::from(scores[1]) / 32.0;
     }
 
     /// [`AzNet::forward`] the slow way, with a dense first layer (tests).
     pub fn forward_slow(&self, planes: &[u64; PLANES], scores: [u8; 2], out: &mut Output) {
-        AzNet::inputs(planes, scores, &mut out.x);
+        self.inputs(planes, scores, &mut out.x);
         let x = out.x.clone();
         self.layer1.forward(&x, &mut out.h1);
         relu(&mut out.h1);
@@ -282,13 +311,15 @@ impl AzNet {
         let widths_ok = (1..=MAX_HIDDEN).contains(&hidden1)
             && (1..=MAX_HIDDEN).contains(&hidden2)
             && (1..=MAX_RANK).contains(&rank);
-        if inputs != INPUTS || !widths_ok {
+        if ![INPUTS, INPUTS_WITH_REACH].contains(&inputs) || !widths_ok {
             return err(format!(
                 "network dimensions [{inputs}, {hidden1}, {hidden2}, {rank}]: this build needs \
-                 {INPUTS} inputs, hidden widths from 1 to {MAX_HIDDEN} and a rank from 1 to {MAX_RANK}"
+                 {INPUTS} or {INPUTS_WITH_REACH} inputs, hidden widths from 1 to {MAX_HIDDEN} \
+                 and a rank from 1 to {MAX_RANK}"
             ));
         }
         let shape = Shape {
+            inputs,
             hidden1,
             hidden2,
             rank,
@@ -337,7 +368,7 @@ impl AzNet {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         let s = self.shape;
-        for d in [INPUTS, s.hidden1, s.hidden2, s.rank] {
+        for d in [s.inputs, s.hidden1, s.hidden2, s.rank] {
             out.extend((d as u32).to_le_bytes());
         }
         for layer in self.layers() {
@@ -415,6 +446,7 @@ mod tests {
     use yolah::{Position, Rng};
 
     const SHAPE: Shape = Shape {
+        inputs: INPUTS,
         hidden1: 32,
         hidden2: 24,
         rank: 3,
@@ -422,7 +454,13 @@ mod tests {
 
     #[test]
     fn the_sparse_first_layer_is_the_dense_one() {
-        let net = AzNet::random(SHAPE, 0.3, 1);
+        for inputs in [INPUTS, INPUTS_WITH_REACH] {
+            sparse_is_dense(Shape { inputs, ..SHAPE });
+        }
+    }
+
+    fn sparse_is_dense(shape: Shape) {
+        let net = AzNet::random(shape, 0.3, 1);
         let (mut fast, mut slow) = (net.output(), net.output());
         let mut rng = Rng::new(2);
         let mut pos = Position::START;
