@@ -33,7 +33,8 @@ pub(crate) struct Problem {
 impl Problem {
     pub(crate) fn new(indexing: Indexing, slider: Slider, square: Square) -> Problem {
         let mask = relevant_mask(slider, square);
-        let occupancies: Vec<_> = subsets(mask).collect();
+        let mut occupancies: Vec<_> = subsets(mask).collect();
+        shuffle(&mut occupancies);
         Problem {
             keys: occupancies.iter().map(|&o| indexing.key(mask, o)).collect(),
             not_mask: indexing.key(mask, Bitboard::EMPTY),
@@ -42,6 +43,22 @@ impl Problem {
                 .map(|&o| slider_attacks_slow(slider, square, o).0)
                 .collect(),
         }
+    }
+}
+
+/// Puts the occupancies in a fixed pseudo-random order. A candidate
+/// multiplier is usually refuted by its first collision; in the order of
+/// [`subsets`] neighbouring occupancies differ in their high bits and
+/// collide late, so a climb spent up to 1.5 times longer rejecting (rook a1
+/// at 12 bits: 2.4 s against 1.6 s for three climbs of 65,536 steps). No
+/// result depends on the order: a block is the set of slots it uses.
+fn shuffle<T>(items: &mut [T]) {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in (1..items.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        items.swap(i, (x % (i as u64 + 1)) as usize);
     }
 }
 
