@@ -211,7 +211,7 @@ impl Hub {
     /// If the lobby changed since the last tick, tells every connection that
     /// listens. Called once a second.
     pub fn lobby_tick(&mut self) -> Outbox {
-        if !std::mem::take(&mut self.lobby_changed) {
+        if !std::mem::take(&mut self.lobby_changed) || !self.conns.values().any(|c| c.lobby) {
             return Outbox::default();
         }
         let (seeks, live, total) = self.lobby_parts();
