@@ -8,11 +8,20 @@ const START = "w6b/8/8/3bw3/3wb3/8/8/b6w b 0 0 0";
 const PASS = "a1:a1";
 const esc = s => String(s).replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
 const params = new URLSearchParams(location.search);
+// Replaces an element's content only when it changes: a button being
+// clicked, or a link being selected, is not swapped under the pointer by a
+// state that changed something else.
+// (Compared as the browser writes markup back, quotes and all.)
+const scratch = document.createElement("template");
+function setHTML(el, html) {
+  scratch.innerHTML = html;
+  if (el.innerHTML !== scratch.innerHTML) el.innerHTML = html;
+}
 
 const S = {
   ws: null, retry: 0, wanted: null, hello: null, view: null,
   role: null, key: null, game: null, invite: null, watch: null,
-  state: null, stateAt: 0, selected: null, history: null, viewPly: null, confirmResign: false,
+  state: null, stateAt: 0, states: 0, selected: null, history: null, viewPly: null, confirmResign: false,
   lobby: null, liveExtra: [], archiveNext: null, rule: 0,
   an: null, cache: new Map(),
 };
@@ -244,17 +253,20 @@ $("me").onsubmit = async ev => {
 function onWelcome(msg) {
   // An invite comes with a game's first welcome only: kept across
   // reconnections to the same game, dropped for another.
-  S.invite = msg.invite || (S.game === msg.game ? S.invite : null);
+  const same = S.game === msg.game;
+  S.invite = msg.invite || (same ? S.invite : null);
   S.role = msg.role; S.key = msg.key || null; S.game = msg.game;
-  S.watch = msg.watch || null;
-  S.history = null; S.viewPly = null; S.selected = null; S.state = null; S.confirmResign = false;
+  S.watch = msg.watch || S.watch;
+  // Back to the same game (a reconnection): what is shown stays until the
+  // server's state replaces it.
+  if (!same) { S.history = null; S.viewPly = null; S.selected = null; S.state = null; S.confirmResign = false; S.watch = msg.watch || null; }
   if (msg.role === "watcher" && !msg.key) { S.wanted = {type: "watch", game: msg.game}; history.replaceState(null, "", `/?game=${msg.game}`); }
   else { S.wanted = {type: "join", key: msg.key}; history.replaceState(null, "", `/?${msg.role === "watcher" ? "watch" : "play"}=${msg.key}`); }
   show("game");
 }
 function onState(msg) {
   const before = S.state;
-  S.state = msg; S.stateAt = performance.now(); S.selected = null;
+  S.state = msg; S.stateAt = performance.now(); S.selected = null; S.states++;
   if (S.history && S.history.moves.length < msg.moves.length && S.viewPly === null) S.history = null;
   $("message").textContent = "";
   if (before && msg.moves.length > before.moves.length && msg.moves[msg.moves.length - 1] === PASS)
@@ -327,7 +339,7 @@ function renderActions() {
     html += b("newGame", "New game") + b("analyse", "Analyse");
   }
   if (S.viewPly !== null) html += b("live", "Back to the game ▶|");
-  el.innerHTML = html;
+  setHTML(el, html);
 }
 $("actions").onclick = ev => {
   const id = ev.target.id;
@@ -379,7 +391,7 @@ function renderLinks() {
   if (S.invite && waiting) html += `<p class="note"><b>Send this link to your opponent</b> (the clock starts with Black's first move):</p>` + link("", S.invite, "play");
   if (S.watch) html += link("Watch link", S.watch, "watch");
   if (seated() && S.key) html += link("Your link, to come back", S.key, "play") + `<p><a href="/record?key=${esc(S.key)}">Download the game (JSON)</a></p>`;
-  $("links").innerHTML = html;
+  setHTML($("links"), html);
   $("links").hidden = !html;
 }
 $("links").addEventListener("click", ev => { if (ev.target.tagName === "INPUT") ev.target.select(); });

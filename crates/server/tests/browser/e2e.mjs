@@ -197,14 +197,16 @@ try {
 
   // kill -9 mid-game and a restart on the same database: the pages
   // reconnect by themselves, the game and its clock come back.
-  const before = await ada.evaluate(() => ({ moves: S.state.moves.length, black: S.state.clock.black_ms }));
+  const before = await ada.evaluate(() => ({ moves: S.state.moves.length, black: S.state.clock.black_ms, states: S.states }));
+  const cyStates = await cy.evaluate(() => S.states);
   server.kill("SIGKILL");
   await waitText(ada, "#status", "Connection lost");
   await startServer();
-  await ada.waitForFunction(n => S.ws.readyState === 1 && S.state && S.state.moves.length === n && S.state.clock.running === "black", before.moves, WAIT);
+  // A state from the new server (more states than before the kill).
+  await ada.waitForFunction(b => S.states > b.states && S.state.moves.length === b.moves && S.state.clock.running === "black", before, WAIT);
   const after = await ada.evaluate(() => S.state.clock.black_ms);
   check(after >= before.black - 1000, `Black's clock after the restart: ${after} ms, before ${before.black} ms`);
-  await cy.waitForFunction(n => S.ws.readyState === 1 && S.state && S.state.moves.length === n, before.moves, WAIT);
+  await cy.waitForFunction(([seen, n]) => S.states > seen && S.state.moves.length === n, [cyStates, before.moves], WAIT);
   log(`kill -9 and restart: both pages back at ply ${before.moves}, Black's clock ${before.black} → ${after} ms`);
 
   // A resignation, seen by the watcher.
