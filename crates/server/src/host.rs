@@ -1,4 +1,5 @@
-//! The names the server answers to. A request whose `Host` is another name
+//! The names the server answers to, and the origins whose pages may open a
+//! game connection. A request whose `Host` is another name
 //! is refused (421), whatever its route: a page on `evil.example` whose name
 //! is made to resolve to this server (DNS rebinding) would otherwise be
 //! "same origin" with it, and drive games from a visitor's browser.
@@ -9,7 +10,7 @@
 
 use crate::Shared;
 use axum::extract::{Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::net::IpAddr;
@@ -81,6 +82,30 @@ pub async fn check(State(shared): State<Arc<Shared>>, request: Request, next: Ne
     next.run(request).await
 }
 
+/// Whether a WebSocket may be opened from the page at `Origin`: the
+/// server's own origin (same host as the request's `Host`), one allowed by
+/// `--allow-origin`, or no `Origin` at all (not a browser).
+pub(crate) fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    if allowed.iter().any(|a| a.trim_end_matches('/') == origin) {
+        return true;
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let origin_host = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or("");
+    !host.is_empty() && origin_host == host
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +131,17 @@ mod tests {
         ] {
             assert!(!hosts.answers(refused), "{refused}");
         }
+    }
+
+    #[test]
+    fn origins() {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
+        assert!(origin_allowed(&h, &[]), "no Origin: not a browser");
+        h.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
+        assert!(origin_allowed(&h, &[]));
+        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+        assert!(!origin_allowed(&h, &[]));
+        assert!(origin_allowed(&h, &["https://evil.example/".into()]));
     }
 }

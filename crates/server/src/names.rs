@@ -127,7 +127,7 @@ impl Signer {
 /// `POST /name` with the name as the body: sets the signed cookie (an empty
 /// body forgets it). Only from the server's own pages.
 pub async fn set(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
-    if !crate::routes::origin_allowed(&headers, &shared.allowed_origins) {
+    if !crate::host::origin_allowed(&headers, &shared.allowed_origins) {
         return (StatusCode::FORBIDDEN, "this origin may not set a name\n").into_response();
     }
     if body.trim().is_empty() {

@@ -6,7 +6,7 @@ use crate::search::Pool;
 use crate::{archive, host, names, net, page, ws, Shared};
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
@@ -80,37 +80,13 @@ async fn live(
     Json(serde_json::json!({ "games": games, "total": total })).into_response()
 }
 
-/// Whether a WebSocket may be opened from the page at `Origin`: the
-/// server's own origin (same host as the request's `Host`), one allowed by
-/// `--allow-origin`, or no `Origin` at all (not a browser).
-pub(crate) fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return true;
-    };
-    let Ok(origin) = origin.to_str() else {
-        return false;
-    };
-    if allowed.iter().any(|a| a.trim_end_matches('/') == origin) {
-        return true;
-    }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    let origin_host = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .unwrap_or("");
-    !host.is_empty() && origin_host == host
-}
-
 async fn websocket(
     ws: WebSocketUpgrade,
     State(shared): State<Arc<Shared>>,
     Extension(peer): Extension<net::Peer>,
     headers: HeaderMap,
 ) -> Response {
-    if !origin_allowed(&headers, &shared.allowed_origins) {
+    if !host::origin_allowed(&headers, &shared.allowed_origins) {
         return (
             StatusCode::FORBIDDEN,
             "this origin may not open a game connection (see yolah serve --allow-origin)\n",
@@ -128,21 +104,4 @@ async fn websocket(
         .write_buffer_size(limits.max_message_bytes)
         .max_write_buffer_size(limits.max_write_buffer)
         .on_upgrade(move |socket| ws::connection(socket, shared, peer, name))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn origins() {
-        let mut h = HeaderMap::new();
-        h.insert(header::HOST, "127.0.0.1:8080".parse().unwrap());
-        assert!(origin_allowed(&h, &[]), "no Origin: not a browser");
-        h.insert(header::ORIGIN, "http://127.0.0.1:8080".parse().unwrap());
-        assert!(origin_allowed(&h, &[]));
-        h.insert(header::ORIGIN, "https://evil.example".parse().unwrap());
-        assert!(!origin_allowed(&h, &[]));
-        assert!(origin_allowed(&h, &["https://evil.example/".into()]));
-    }
 }
