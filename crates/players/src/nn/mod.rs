@@ -12,6 +12,7 @@
 //! compute from piece squares; adding reach and free squares to the first
 //! four was worth about 28 Elo at equal depth.
 //!
+//! * `file`: the file layout both formats share, and [`NetError`];
 //! * [`float`]: the network as trained, its file format and a reference
 //!   forward pass;
 //! * [`quant`]: the integer network the search runs, with accumulators kept
@@ -22,13 +23,15 @@
 //!
 //! Self-play data and training are in `yolah-lab`.
 
+mod file;
 pub mod float;
 mod kernels;
 mod network;
 pub mod quant;
 pub mod v2;
 
-pub use float::{FloatNet, NetError, MAX_NET_BYTES, MAX_WEIGHT};
+pub use file::NetError;
+pub use float::{FloatNet, MAX_NET_BYTES, MAX_WEIGHT};
 pub use network::Network;
 pub use quant::{Accumulator, Accumulators, QuantNet};
 

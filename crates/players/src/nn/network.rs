@@ -5,10 +5,10 @@
 //! width fixed at compile time; [`with_network!`](crate::with_network)
 //! hands whichever type was loaded to generic code.
 
-use super::float::{FloatNet as FloatNet1, NetError, MAX_NET_BYTES as MAX_NET1_BYTES};
+use super::file::{self, NetError};
+use super::float::{FloatNet as FloatNet1, MAX_NET_BYTES as MAX_NET1_BYTES};
 use super::quant::QuantNet as QuantNet1;
 use super::v2::{self, quant::QuantNet};
-use yolah::file::{read_limited, FileError};
 use yolah::{Color, Position};
 
 /// A loaded network, by format and width.
@@ -74,21 +74,11 @@ impl Network {
 
     /// Reads a network file of either format.
     pub fn load(path: &str) -> Result<Network, NetError> {
-        let limit = MAX_NET1_BYTES.max(v2::MAX_NET_BYTES);
-        let bytes = match read_limited(path, limit) {
-            Ok(bytes) => bytes,
-            Err(FileError::TooLarge { .. }) => {
-                return Err(NetError::TooLarge {
-                    path: path.to_string(),
-                    limit,
-                })
-            }
-            Err(e) => return Err(NetError::File(e)),
-        };
-        Network::from_bytes(&bytes).map_err(|error| NetError::InFile {
-            path: path.to_string(),
-            error: Box::new(error),
-        })
+        file::load(
+            path,
+            MAX_NET1_BYTES.max(v2::MAX_NET_BYTES),
+            Network::from_bytes,
+        )
     }
 
     /// The shipped network.

@@ -17,9 +17,9 @@
 //! and vectorises: the widest network, the shipped one, runs as fast as if
 //! its width were a constant, and narrower ones pay for the unused lanes.
 
-use super::float::{FloatNet, NetError};
 use super::kernels::{affine_pairs, PairRow};
 use super::{feature, scalars, HIDDEN2, INPUTS, MAX_HIDDEN1, MAX_L2_PAIRS, SCALARS};
+use super::{FloatNet, NetError};
 use crate::eval::{decided_by_regions, features, Evaluator};
 use crate::score::{expected_result, CENTIPOINTS_PER_LOGIT, DECIDED};
 use yolah::{Color, Move, Position};

@@ -10,10 +10,8 @@
 //! of the side to move's expected result. H is a property of the file, one
 //! of [`WIDTHS`].
 //!
-//! The file (little endian): the 8 bytes `YOLAHNN2`, four `u32` dimensions
-//! (inputs, H, scalars, second hidden layer), then `f32` arrays: w1
-//! [inputs × H], b1 [H], w2 [(2H + scalars) × hidden2], b2 [hidden2], w3
-//! [hidden2], b3 [1], each input-major.
+//! The file is laid out as [`super::file`] says, named `YOLAHNN2`, with
+//! two views.
 //!
 //! Weights are bounded so that the integer network ([`quant`]) can hold
 //! them without overflow: the first layer within ±[`MAX_W1`], the second
@@ -23,13 +21,16 @@
 pub(crate) mod kernels;
 pub mod quant;
 
-use super::float::NetError;
+use super::file::{self, Layout, NetError};
+use super::{HIDDEN2, SCALARS};
 
-use super::{HIDDEN2, INPUTS, SCALARS};
-use yolah::file::{read_limited, FileError};
-
-const MAGIC: &[u8; 8] = b"YOLAHNN2";
-const HEADER_BYTES: usize = 24;
+/// The second format's file.
+const LAYOUT: Layout = Layout {
+    name: "YOLAHNN2",
+    views: 2,
+    valid_hidden1,
+    hidden1_rule,
+};
 
 /// The first-layer widths this build runs (each is compiled separately).
 pub const WIDTHS: [usize; 4] = [128, 256, 512, 1024];
@@ -81,26 +82,12 @@ pub struct FloatNet {
 
 /// Array lengths in file order for a first layer of width `hidden1`.
 pub const fn sizes(hidden1: usize) -> [usize; 6] {
-    [
-        INPUTS * hidden1,
-        hidden1,
-        (2 * hidden1 + SCALARS) * HIDDEN2,
-        HIDDEN2,
-        HIDDEN2,
-        1,
-    ]
+    LAYOUT.sizes(hidden1)
 }
 
 /// The size of a network file with a first layer of width `hidden1`.
 pub const fn net_bytes(hidden1: usize) -> usize {
-    let sizes = sizes(hidden1);
-    let mut total = HEADER_BYTES;
-    let mut i = 0;
-    while i < sizes.len() {
-        total += 4 * sizes[i];
-        i += 1;
-    }
-    total
+    LAYOUT.net_bytes(hidden1)
 }
 
 /// The size of the largest network file of this format.
@@ -108,51 +95,21 @@ pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1) as u64;
 
 /// Whether `bytes` claim to be a network of this format.
 pub fn is_this_format(bytes: &[u8]) -> bool {
-    bytes.starts_with(MAGIC)
+    LAYOUT.is_this_format(bytes)
 }
 
 impl FloatNet {
     /// Parses the `YOLAHNN2` format.
     pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, NetError> {
-        if bytes.len() < HEADER_BYTES || !is_this_format(bytes) {
-            return Err(NetError::NotANetwork { magic: "YOLAHNN2" });
-        }
-        let dim = |i: usize| {
-            u32::from_le_bytes(bytes[8 + 4 * i..12 + 4 * i].try_into().expect("4 bytes"))
-        };
-        let dims = [dim(0), dim(1), dim(2), dim(3)];
-        let hidden1 = dims[1] as usize;
-        let expected = [INPUTS, hidden1, SCALARS, HIDDEN2].map(|d| d as u32);
-        if dims != expected || !valid_hidden1(hidden1) {
-            return Err(NetError::Dimensions {
-                found: dims,
-                widths: hidden1_rule(),
-            });
-        }
-        let expected_bytes = net_bytes(hidden1);
-        if bytes.len() != expected_bytes {
-            return Err(NetError::Length {
-                bytes: bytes.len(),
-                expected: expected_bytes,
-            });
-        }
-        let all: Vec<f32> = bytes[HEADER_BYTES..]
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        let mut parts = sizes(hidden1).into_iter().scan(0, |at, n| {
-            *at += n;
-            Some(all[*at - n..*at].to_vec())
-        });
-        let mut next = || parts.next().expect("six arrays");
+        let (hidden1, [w1, b1, w2, b2, w3, b3]) = LAYOUT.parse(bytes)?;
         let net = FloatNet {
             hidden1,
-            w1: next(),
-            b1: next(),
-            w2: next(),
-            b2: next(),
-            w3: next(),
-            b3: next()[0],
+            w1,
+            b1,
+            w2,
+            b2,
+            w3,
+            b3: b3[0],
         };
         net.check()?;
         Ok(net)
@@ -160,40 +117,14 @@ impl FloatNet {
 
     /// Reads a network file of this format.
     pub fn load(path: &str) -> Result<FloatNet, NetError> {
-        let bytes = match read_limited(path, MAX_NET_BYTES) {
-            Ok(bytes) => bytes,
-            Err(FileError::TooLarge { .. }) => {
-                return Err(NetError::TooLarge {
-                    path: path.to_string(),
-                    limit: MAX_NET_BYTES,
-                })
-            }
-            Err(e) => return Err(NetError::File(e)),
-        };
-        FloatNet::from_bytes(&bytes).map_err(|error| NetError::InFile {
-            path: path.to_string(),
-            error: Box::new(error),
-        })
+        file::load(path, MAX_NET_BYTES, FloatNet::from_bytes)
     }
 
     /// Checks that the width is one this build runs, that every array has
     /// its length, and that every weight is a finite number within its
     /// bound ([`MAX_W1`], [`MAX_W2`], [`MAX_WEIGHT`]).
     pub fn check(&self) -> Result<(), NetError> {
-        if !valid_hidden1(self.hidden1) {
-            return Err(NetError::Width {
-                width: self.hidden1,
-                widths: hidden1_rule(),
-            });
-        }
-        let lengths = self.arrays().map(<[f32]>::len);
-        if lengths != sizes(self.hidden1) {
-            return Err(NetError::Arrays {
-                width: self.hidden1,
-                lengths,
-                expected: sizes(self.hidden1),
-            });
-        }
+        LAYOUT.check_shape(self.hidden1, self.arrays())?;
         for (_, array, bound) in self.bounded() {
             if let Some(&value) = array.iter().find(|w| !w.is_finite() || w.abs() > bound) {
                 return Err(NetError::Weight { value, bound });
@@ -231,14 +162,7 @@ impl FloatNet {
 
     /// The `YOLAHNN2` bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = MAGIC.to_vec();
-        for d in [INPUTS, self.hidden1, SCALARS, HIDDEN2] {
-            out.extend((d as u32).to_le_bytes());
-        }
-        for w in self.arrays().into_iter().flatten() {
-            out.extend(w.to_le_bytes());
-        }
-        out
+        LAYOUT.to_bytes(self.hidden1, self.arrays())
     }
 
     /// The first layer's clipped output for the active inputs `active`.

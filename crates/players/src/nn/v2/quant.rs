@@ -19,7 +19,7 @@
 use super::kernels::{affine, Group};
 use super::FloatNet;
 use crate::eval::{decided_by_regions, features, Evaluator};
-use crate::nn::float::NetError;
+use crate::nn::NetError;
 use crate::nn::{feature, scalars, HIDDEN2, INPUTS, SCALARS};
 use crate::score::{expected_result, CENTIPOINTS_PER_LOGIT, DECIDED};
 use yolah::{Color, Move, Position};
