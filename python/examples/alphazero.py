@@ -240,8 +240,11 @@ def plot(directory, log):
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     minutes = [e["train_seconds"] / 60 for e in evals]
     for opponent in evals[-1]["eval"]:
-        scores = [e["eval"].get(opponent, {}).get("score", np.nan) for e in evals]
-        top.plot(minutes, scores, marker="o", label=f"vs {opponent}")
+        scores = np.array([e["eval"].get(opponent, {}).get("score", np.nan) for e in evals])
+        games = np.array([e["eval_games"] for e in evals])
+        # The 95% interval of a score over that many games (draws ignored).
+        spread = 1.96 * np.sqrt(np.clip(scores * (1 - scores), 0.01, None) / games)
+        top.errorbar(minutes, scores, yerr=spread, marker="o", capsize=3, label=f"vs {opponent}")
     top.axhline(0.5, color="grey", lw=0.8, ls=":")
     top.axhline(0.6, color="grey", lw=0.8, ls="--")
     top.set_ylim(0, 1)
@@ -252,6 +255,13 @@ def plot(directory, log):
     bottom.plot(minutes, [e["loss_value"] for e in evals], label="value loss")
     bottom.set_xlabel("training time (minutes: self-play and training, wall clock)")
     bottom.legend(fontsize=8)
+    # The machine may be shared: the process's CPU time at each point, above.
+    cpu = top.twiny()
+    cpu.set_xlim(top.get_xlim())
+    cpu.set_xticks(minutes)
+    digits = 0 if evals[-1]["cpu_seconds"] >= 600 else 1
+    cpu.set_xticklabels([f"{e['cpu_seconds'] / 60:.{digits}f}" for e in evals], fontsize=7)
+    cpu.set_xlabel("CPU minutes of the training process", fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(directory, "strength.png") + ".tmp.png", dpi=100)
     os.replace(os.path.join(directory, "strength.png") + ".tmp.png", os.path.join(directory, "strength.png"))
