@@ -13,7 +13,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use yolah::record::{MoveProblem, RecordError};
-use yolah_lab::selfplay::DataError;
+use yolah_lab::positions::DataError;
 use yolah_players::SpecError as Spec;
 
 create_exception!(

@@ -13,12 +13,9 @@
 //! the next within the block only), so the labels do not depend on the
 //! number of threads.
 
-use crate::selfplay::{
-    self, checksum_of, write_atomically, DataError, Sample, EXACT_WIN, MAX_MANIFEST_BYTES, VERSION,
-};
+use crate::manifest::{self, checksum_of, write_atomically, VERSION};
+use crate::positions::{self, DataError, Sample, EXACT_WIN};
 use serde::{Deserialize, Serialize};
-use std::fs::File;
-use std::io::Read;
 use yolah::rng::game_seed;
 use yolah_players::solve::{Limits, Solver};
 use yolah_players::{from_spec, with_seed, Score, Stop};
@@ -76,12 +73,7 @@ impl LabelManifest {
             path: path.clone(),
             problem,
         };
-        let mut text = String::new();
-        File::open(&path)
-            .and_then(|f| f.take(MAX_MANIFEST_BYTES + 1).read_to_string(&mut text))
-            .map_err(|e| bad(format!("cannot read it ({e})")))?;
-        let m: LabelManifest =
-            serde_json::from_str(&text).map_err(|e| bad(format!("not a label manifest: {e}")))?;
+        let m: LabelManifest = manifest::read(&path, "label manifest", "")?;
         let (checksum, _) = checksum_of(out)?;
         if checksum != m.checksum {
             return Err(bad(format!(
@@ -198,12 +190,12 @@ pub fn label_file(
         }
     }
     let _ = std::fs::remove_file(LabelManifest::path_for(out));
-    let samples = selfplay::read(source)?;
+    let samples = positions::read(source)?;
     let started = std::time::Instant::now();
     let (labelled, exact, searched) = label(&samples, config, threads, progress)?;
     let seconds = started.elapsed().as_secs_f64();
     let tmp = format!("{out}.tmp");
-    selfplay::write(&tmp, &labelled)?;
+    positions::write(&tmp, &labelled)?;
     std::fs::rename(&tmp, out).map_err(|error| DataError::Io {
         action: "write",
         path: out.to_string(),
@@ -268,7 +260,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let source = dir.join("in.bin").to_str().unwrap().to_string();
         let out = dir.join("out.bin").to_str().unwrap().to_string();
-        selfplay::write(
+        positions::write(
             &source,
             &selfplay("alphabeta:depth=1", 2, 9, 1, &|_| {}).unwrap(),
         )
@@ -289,7 +281,7 @@ mod tests {
             ..config
         };
         assert!(label_file(&source, &other, 1, &out, &|_| {}).unwrap().1);
-        let solved = selfplay::read(&out)
+        let solved = positions::read(&out)
             .unwrap()
             .iter()
             .filter(|s| s.exact)

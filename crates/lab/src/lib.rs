@@ -10,7 +10,9 @@
 //!   their settings, checked once for every front end;
 //! * [`standings`]: a tournament's ratings table, as text or JSON;
 //! * [`tune`]: the genetic algorithm for the alpha-beta weights;
-//! * [`selfplay`]: self-play positions for training, and their file format;
+//! * [`positions`]: the training file format, reading, writing, dedup;
+//! * [`selfplay`]: self-play for training, whole or in resumable shards;
+//! * `manifest`: the JSON manifests that vouch for a finished file;
 //! * [`label`]: labelling positions again, by the exact solver and a deeper
 //!   search;
 //! * [`shard`]: cutting a run into shards for other processes or machines;
@@ -36,9 +38,11 @@
 
 pub mod games;
 pub mod label;
+mod manifest;
 #[cfg(feature = "cli")]
 pub mod options;
 mod parallel;
+pub mod positions;
 pub mod random_games;
 pub mod ratings;
 pub mod selfplay;

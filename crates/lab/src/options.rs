@@ -66,7 +66,7 @@ pub struct SelfplayOptions {
     /// Seed of the openings and players.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// The training file to write (format in crates/lab/src/selfplay.rs).
+    /// The training file to write (format in crates/lab/src/positions.rs).
     #[arg(long)]
     pub out: String,
 }

@@ -66,7 +66,7 @@ impl ShardFile {
                 path: path.to_string(),
                 error,
             })?;
-        if head.starts_with(crate::selfplay::MAGIC) {
+        if head.starts_with(crate::positions::MAGIC) {
             return Ok(ShardFile::Selfplay);
         }
         let unknown = |json| ShardFileError::Unknown {

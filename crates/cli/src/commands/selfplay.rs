@@ -47,7 +47,7 @@ impl SelfplayArgs {
             let samples =
                 selfplay::selfplay(spec, games, seed, threads, &|done| bar.set_position(done))?;
             bar.finish_and_clear();
-            selfplay::write(out, &samples)?;
+            yolah_lab::positions::write(out, &samples)?;
             return Ok(format!(
                 "{} positions from {games} games of {spec} written to {out}\n",
                 samples.len()

@@ -52,7 +52,7 @@ impl TrainArgs {
     /// Trains the network, printing each epoch's losses, and writes it.
     pub fn run(self) -> Result<String> {
         use anyhow::Context;
-        use yolah_lab::selfplay::{self, Sample};
+        use yolah_lab::positions::{self, Sample};
         use yolah_lab::train::train;
         use yolah_players::nn::v2::{hidden1_rule, valid_hidden1};
         let (files, out, lambda, width) = (&self.data, &self.out, self.lambda, self.width);
@@ -68,13 +68,13 @@ impl TrainArgs {
         }
         let mut samples: Vec<Sample> = Vec::new();
         for f in files {
-            samples.extend(selfplay::read(f)?);
+            samples.extend(positions::read(f)?);
         }
         if samples.is_empty() {
             bail!("no positions in {files:?}");
         }
         if self.dedup {
-            let dropped = selfplay::dedup(&mut samples);
+            let dropped = positions::dedup(&mut samples);
             eprintln!("dropped {dropped} repeated positions");
         }
         eprintln!("training on {} positions", samples.len());

@@ -2,7 +2,7 @@
 //! to move's point of view, the heuristic scalars (which no symmetry
 //! changes) and the target, 56 bytes a position.
 
-use crate::selfplay::Sample;
+use crate::positions::Sample;
 use yolah::{Bitboard, Symmetry};
 use yolah_players::eval::features;
 use yolah_players::nn::{scalars, SCALARS};

@@ -23,7 +23,7 @@ mod adam;
 mod data;
 mod model;
 
-use crate::selfplay::Sample;
+use crate::positions::Sample;
 use adam::AdamW;
 use data::{encode_all, Encoded};
 use model::{Layout, Scratch};

@@ -289,7 +289,7 @@ fn dot16(a: &[f32], b: &[f32; HIDDEN2]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::selfplay::Sample;
+    use crate::positions::Sample;
     use yolah::Position;
     use yolah_players::eval::features;
     use yolah_players::nn::{active_features, scalars};
