@@ -64,7 +64,9 @@ function drawBoard(text, {last = null, dests = [], selected = null, flip = false
       let cls = (f + r) % 2 ? "light" : "dark";
       if (lm.includes(sq)) cls = "last";
       if (sq === selected) cls = "sel";
-      if (c === "x") cls = "hole";
+      // The square a piece just left is a hole: tinted, so that the move's
+      // start shows as well as its end.
+      if (c === "x") cls = lm[0] === sq ? "hole left" : "hole";
       svg += `<rect class="sq ${cls}" x="${col}" y="${row}" width="1" height="1" data-square="${sq}"><title>${sq}</title></rect>`;
       if (c === "b" || c === "w") svg += `<circle class="${c === "b" ? "pb" : "pw"}" cx="${col + .5}" cy="${row + .5}" r=".36" data-square="${sq}"/>`;
       if (dests.includes(sq)) svg += `<circle class="dest" cx="${col + .5}" cy="${row + .5}" r=".15"/>`;
@@ -303,7 +305,7 @@ function renderGame() {
   // Status and result.
   let status;
   if (st.stopped) status = st.stopped;
-  else if (st.game_over) status = "Game over";
+  else if (st.game_over) status = `Game over · Black ${st.black_score} points, White ${st.white_score}`;
   else if (reviewing) status = `Looking at ply ${S.viewPly} of ${st.moves.length}: ▶| to go back`;
   else if (myTurn()) status = "Your move";
   else status = `${st.turn === "black" ? "Black" : "White"} to move${S.role === "watcher" ? " (you are watching)" : ""}`;

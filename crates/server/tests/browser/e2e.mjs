@@ -2,10 +2,13 @@
 // `yolah serve` (its default levels and analysis player): Ada on a desktop (1200×900), Bob on a phone (390×844),
 // Cy watching. Checks the issue's list: the home page's board and rules,
 // a challenge opened by one and accepted by the other, a timed game lost
-// on time, a rematch, a draw agreed, the live list, a game against the
-// computer by clicks and by typed moves, a resignation, the analysis board
-// with the engine's evaluation and the scores of every ply, the archive,
-// and a whole game clicked to its end. With a directory argument, each
+// on time, a rematch, a draw agreed, a friend invited by link and a game
+// typed move by move in which the server plays two passes (shown as
+// "pass"), the solver's result on the analysis board, the live list
+// updated by itself, a game against the computer by clicks, a
+// resignation, the analysis board with the engine's evaluation and the
+// scores and marked move of every ply, the archive, and a whole game
+// clicked to its end. With a directory argument, each
 // screen's screenshot goes there (docs/site for the docs).
 // Usage: node e2e.mjs PATH_TO_YOLAH [SCREENSHOT_DIR]
 import { chromium } from "playwright-core";
@@ -116,10 +119,14 @@ try {
   // A challenge opened on the desktop, accepted on the phone.
   await bob.goto(url);
   await bob.waitForSelector("#levels button");
+  await bob.click("#ruleNext"); await bob.click("#ruleNext");
+  await shot(bob, "rules-phone");
+  await bob.click("#rulePrev"); await bob.click("#rulePrev");
   await setName(bob, "Bob");
   await ada.selectOption("#clock", "0.2+0");
   await ada.click("#seek");
   await ada.waitForSelector("#seeks button[data-cancel]", WAIT);
+  await shot(ada, "lobby-desktop");
   await bob.waitForSelector("#seeks button[data-accept]", WAIT);
   check(/Ada · plays black · 0.2\+0/.test(await text(bob, "#seeks")), "Bob sees Ada's challenge");
   await shot(bob, "home-phone");
@@ -161,9 +168,57 @@ try {
   await waitText(bob, "#result", "Draw: draw agreed");
   log("rematch, typed move, draw:", await text(bob, "#result"));
 
-  // Against the computer: Ada by clicks (desktop), Bob as White (phone).
+  // A friend by link, no clock: every move typed (the keyboard's way in),
+  // a game in which White must pass twice (random:seed=175 against
+  // random:seed=1175, found with `yolah play`); the server plays the
+  // passes and the move list says so.
   await ada.click("#newGame");
   await ada.waitForURL(url, WAIT);
+  await ada.waitForSelector("#levels button");
+  await ada.selectOption("#clock", "none");
+  await ada.click("#friend");
+  const invite = await ada.locator("#links input").first().inputValue();
+  check(/Send this link to your opponent/.test(await text(ada, "#links")) && /\?play=[0-9a-f]+$/.test(invite), `the invite link ${invite}`);
+  await shot(ada, "friend-desktop");
+  await bob.goto(invite);
+  await ada.waitForFunction(() => S.state.connected[1], null, WAIT);
+  check(await text(ada, "#status") === "Your move" && await bob.evaluate(() => S.role) === "white", "Bob seated by the link");
+  check(!/Send this link/.test(await text(ada, "#links")), "the invite is gone once the friend is seated");
+  check(await ada.locator(".clock").count() === 0, "no clock");
+  const passGame = ("d5:b5 e5:h2 a1:a3 h2:b2 h8:h6 d4:g1 a3:d6 a8:a4 e4:c2 g1:g2 c2:b1 a4:a5 b5:c4 g2:f3 " +
+    "h6:d2 a5:d8 d6:d7 f3:f1 d2:c1 f1:f2 c4:d3 d8:f6 d7:e7 f2:e2 e7:g7 f6:f4 d3:b3 b2:a2 g7:g4 f4:g5 " +
+    "c1:e1 g5:h5 g4:h3 h5:h4 h3:g3 e2:e3 b3:b4 a1:a1 b4:c3 a1:a1 e1:d1").split(" ");
+  for (const [i, move] of passGame.entries()) {
+    if (move === "a1:a1") continue;
+    const mover = i % 2 ? bob : ada;
+    await mover.waitForFunction(i => S.state.moves.length === i && S.state.turn === S.role, i, WAIT);
+    await mover.fill("#typedMove", move);
+    await mover.press("#typedMove", "Enter");
+  }
+  await waitText(ada, "#result", "You win \\(Black\\): neither side can move");
+  await waitText(bob, "#result", "You lose \\(Black wins\\)");
+  const shownMoves = await ada.locator("#moves .m").allTextContents();
+  check(shownMoves.length === 41 && shownMoves[37] === "pass" && shownMoves[39] === "pass" && shownMoves[40] === "e1:d1",
+    `passes in the move list: ${shownMoves.slice(36).join(" ")}`);
+  check(/^Game over · Black \d+ points, White \d+$/.test(await text(bob, "#status")), "the final score");
+  await bob.evaluate(() => scrollTo(0, 0));
+  await shot(bob, "over-phone");
+  log(`a friend by link, ${passGame.length} plies typed or passed: ${await text(ada, "#result")}; moves 36–41 ${shownMoves.slice(35).join(" ")}`);
+
+  // Its endgame on the analysis board: the solver's exact result.
+  await ada.click("#analyse");
+  await ada.waitForURL(/replay=/, WAIT);
+  await ada.waitForFunction(() => typeof S !== "undefined" && S.an, null, WAIT);
+  check((await ada.locator("#amoves .m").allTextContents())[37] === "pass", "the pass on the analysis board");
+  await ada.keyboard.press("End");
+  await ada.keyboard.press("ArrowLeft");
+  await ada.keyboard.press("ArrowLeft");
+  await ada.waitForFunction(() => S.an.ply === 39, null, WAIT);
+  await waitText(ada, "#asolved", "^Solved: Black wins by \\d+ with best play\\.$");
+  log(`the endgame at ply 39: ${await text(ada, "#aeval")}, ${await text(ada, "#asolved")}`);
+
+  // Against the computer: Ada by clicks (desktop), Bob as White (phone).
+  await ada.goto(url);
   await ada.waitForSelector("#levels button");
   await ada.selectOption("#clock", "3+2");
   await ada.click("#levels button[data-spec='random']");
@@ -175,6 +230,11 @@ try {
   const legal = await ada.evaluate(() => S.state.legal);
   await clickSquare(ada, legal[0].split(":")[0]);
   await shot(ada, "game-desktop");
+  // The live list, open before Bob's game starts: it comes in by itself.
+  const cy = await person({ width: 1200, height: 900 }, false);
+  await cy.goto(url);
+  await cy.waitForFunction(() => /Ada/.test(document.getElementById("live").textContent), null, WAIT);
+  const liveBefore = await cy.locator("#live li a").count();
   await bob.click("#newGame");
   await bob.waitForURL(url, WAIT);
   await bob.waitForSelector("#levels button");
@@ -182,13 +242,19 @@ try {
   await bob.locator("#levels button").nth(1).click();
   await waitMoves(bob, 1);
 
-  // The live list, and a watcher from it.
-  const cy = await person({ width: 1200, height: 900 }, false);
-  await cy.goto(url);
-  await cy.waitForFunction(() => document.querySelectorAll("#live li a").length >= 2, null, WAIT);
+  // Bob's game joins the list on Cy's page (no reload); a watcher from it.
+  await cy.waitForFunction(n => document.querySelectorAll("#live li a").length === n + 1, liveBefore, WAIT);
   const live = (await text(cy, "#live")).replace(/\s+/g, " ");
   check(/Ada – Beginner · 3\+2/.test(live), "the live list shows Ada's game");
   await shot(cy, "live-desktop");
+  if (shots) {
+    const phone = await person({ width: 390, height: 844 }, true);
+    await phone.goto(url);
+    await phone.waitForFunction(() => document.querySelectorAll("#live li a").length >= 2, null, WAIT);
+    await phone.locator("#live").scrollIntoViewIfNeeded();
+    await shot(phone, "live-phone");
+    await phone.context().close();
+  }
   await cy.locator("#live li", { hasText: "Ada" }).locator("a").click();
   await cy.waitForURL(/game=/, WAIT);
   await cy.waitForFunction(() => typeof S !== "undefined" && S.role === "watcher" && S.state, null, WAIT);
@@ -232,9 +298,12 @@ try {
     const shown = await ada.evaluate(() => {
       const [, , b, w] = S.an.positions[S.an.ply].split(" ");
       const pts = id => +document.getElementById(id).textContent.match(/(\d+) pts/)[1];
-      return { ply: S.an.ply, b: +b, w: +w, black: pts("bottom"), white: pts("top"), label: document.getElementById("ply").textContent };
+      const cur = document.querySelector("#amoves .cur");
+      return { ply: S.an.ply, b: +b, w: +w, black: pts("bottom"), white: pts("top"), label: document.getElementById("ply").textContent,
+               marked: cur ? +cur.dataset.ply : 0 };
     });
     check(shown.ply === ply && shown.label === `ply ${ply} / ${plies}`, `stepped to ${ply}: ${JSON.stringify(shown)}`);
+    check(shown.marked === ply, `the move list marks ply ${ply}: ${JSON.stringify(shown)}`);
     check(shown.black === shown.b && shown.white === shown.w, `scores at ply ${ply}: ${JSON.stringify(shown)}`);
     await ada.keyboard.press("ArrowRight");
   }
