@@ -319,7 +319,8 @@ async fn a_name_is_kept_in_a_signed_cookie() {
 }
 
 /// The live list pages through the games being played; anyone may watch
-/// one by its number. The new messages are as strict as the old.
+/// one by its number. Every new message is as strict as the old: a field
+/// it does not have, or one of the wrong type, is refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_list_pages_and_new_messages_are_strict() {
     let s = serve(&["--db", ":memory:", "--players", "random"]);
@@ -353,6 +354,14 @@ async fn the_live_list_pages_and_new_messages_are_strict() {
         json!({"type": "seek", "color": "black"}),
         json!({"type": "accept", "seek": "one"}),
         json!({"type": "analyse", "position": 7}),
+        json!({"type": "watch", "game": "one"}),
+        json!({"type": "history", "from": 0}),
+        json!({"type": "offer_draw", "to": "white"}),
+        json!({"type": "decline_draw", "why": "no"}),
+        json!({"type": "rematch", "colors": "same"}),
+        json!({"type": "lobby", "page": 2}),
+        json!({"type": "cancel_seek", "seek": 1}),
+        json!({"type": "new", "opponent": "random", "color": "black", "clock": 3}),
     ] {
         send(&mut watcher, bad.clone()).await;
         let refused = next_of(&mut watcher, "error").await;

@@ -170,8 +170,10 @@ $("seek").onclick = () => send({type: "seek", color: chosenColor(), clock: $("cl
 
 function renderLobby() {
   const l = S.lobby;
+  const clock = c => c === "none" ? "no clock" : esc(c);
   $("seeks").innerHTML = l.seeks.length ? l.seeks.map(s =>
-    `<li><span>${s.name ? esc(s.name) : "Anonymous"} · plays ${esc(s.color)} · ${s.clock === "none" ? "no clock" : esc(s.clock)}</span>` +
+    (s.yours ? `<li><span>Your challenge · you play ${esc(s.color)} · ${clock(s.clock)} · <i>waiting for someone to accept…</i></span>`
+      : `<li><span>${s.name ? esc(s.name) : "Anonymous"} · plays ${esc(s.color)} · ${clock(s.clock)}</span>`) +
     (s.yours ? `<button data-cancel>Withdraw</button>` : `<button class="primary" data-accept="${s.id}">Accept</button>`) + "</li>").join("")
     : `<li class="empty">None open. Open one: anyone may accept it.</li>`;
   S.liveExtra = [];

@@ -108,6 +108,7 @@ try {
   await ada.click("#ruleNext");
   check(await ada.locator("[data-square='d5'].hole").count() === 1, "step 3: d5 is a hole");
   check(/Black 1, White 0/.test(await text(ada, "#ruleText")), "step 3 explains the points");
+  await shot(ada, "rules-desktop");
   await ada.click("#rulePrev"); await ada.click("#rulePrev");
   await setName(ada, "Ada");
   await ada.goto(url);
@@ -126,6 +127,7 @@ try {
   await ada.selectOption("#clock", "0.2+0");
   await ada.click("#seek");
   await ada.waitForSelector("#seeks button[data-cancel]", WAIT);
+  check(/Your challenge · you play black · 0.2\+0 · waiting/.test(await text(ada, "#seeks")), "Ada sees she waits");
   await shot(ada, "lobby-desktop");
   await bob.waitForSelector("#seeks button[data-accept]", WAIT);
   check(/Ada · plays black · 0.2\+0/.test(await text(bob, "#seeks")), "Bob sees Ada's challenge");
@@ -183,6 +185,7 @@ try {
   await bob.goto(invite);
   await ada.waitForFunction(() => S.state.connected[1], null, WAIT);
   check(await text(ada, "#status") === "Your move" && await bob.evaluate(() => S.role) === "white", "Bob seated by the link");
+  await shot(bob, "friend-phone");
   check(!/Send this link/.test(await text(ada, "#links")), "the invite is gone once the friend is seated");
   check(await ada.locator(".clock").count() === 0, "no clock");
   const passGame = ("d5:b5 e5:h2 a1:a3 h2:b2 h8:h6 d4:g1 a3:d6 a8:a4 e4:c2 g1:g2 c2:b1 a4:a5 b5:c4 g2:f3 " +
@@ -253,12 +256,16 @@ try {
     await phone.waitForFunction(() => document.querySelectorAll("#live li a").length >= 2, null, WAIT);
     await phone.locator("#live").scrollIntoViewIfNeeded();
     await shot(phone, "live-phone");
+    await phone.locator("#live li", { hasText: "Ada" }).locator("a").click();
+    await phone.waitForFunction(() => typeof S !== "undefined" && S.role === "watcher" && S.state, null, WAIT);
+    await shot(phone, "watch-phone");
     await phone.context().close();
   }
   await cy.locator("#live li", { hasText: "Ada" }).locator("a").click();
   await cy.waitForURL(/game=/, WAIT);
   await cy.waitForFunction(() => typeof S !== "undefined" && S.role === "watcher" && S.state, null, WAIT);
   check(/you are watching|Your move|to move/.test(await text(cy, "#status")), "Cy watches");
+  await shot(cy, "watch-desktop");
   log("live list:", live);
 
   // kill -9 mid-game and a restart on the same database: the pages
