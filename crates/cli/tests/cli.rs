@@ -1,14 +1,10 @@
 //! The `yolah` command as a user runs it: results, JSON shapes, and clear
 //! one-line errors with a non-zero exit for bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-fn yolah(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_yolah"))
-        .args(args)
-        .output()
-        .expect("the yolah binary runs")
-}
+use common::{fails_with, yolah, RANDOM_GAMES_COUNTS};
+use std::process::Output;
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -21,18 +17,6 @@ fn stderr(out: &Output) -> String {
 fn json(out: &Output) -> serde_json::Value {
     assert!(out.status.success(), "{}", stderr(out));
     serde_json::from_str(stdout(out).trim()).expect("exactly one JSON object")
-}
-
-/// A failure: non-zero exit, no panic, a message that contains `needle`.
-fn fails_with(args: &[&str], needle: &str) {
-    let out = yolah(args);
-    let err = stderr(&out);
-    assert!(!out.status.success(), "{args:?} should fail");
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(
-        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-        "{err}"
-    );
 }
 
 fn temp_file(name: &str, contents: &str) -> String {
@@ -85,14 +69,7 @@ fn random_games_json_is_thread_independent() {
         "2",
         "--json",
     ]));
-    for key in [
-        "games",
-        "seed",
-        "black_wins",
-        "white_wins",
-        "draws",
-        "plies",
-    ] {
+    for key in RANDOM_GAMES_COUNTS {
         assert_eq!(one[key], two[key], "{key}");
     }
     assert_eq!(two["threads"], 2);

@@ -2,6 +2,8 @@
 //! command, errors on nonsense, `stop` in the middle of a search, and the
 //! Python example engine answering legally.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -259,17 +261,9 @@ fn run_match(a: &str, b: &str, games: &str) -> serde_json::Value {
 }
 
 fn run_match_with(a: &str, b: &str, games: &str, extra: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_yolah"))
-        .args(["match", a, b, "--games", games, "--seed", "1", "--json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut args = vec!["match", a, b, "--games", games, "--seed", "1", "--json"];
+    args.extend(extra);
+    common::json_ok(&args)
 }
 
 /// The processes whose command line matches `pattern` (a regular

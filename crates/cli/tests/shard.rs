@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{fails_with, ok, path, yolah};
+use common::{fails_with, json_ok, ok, path, yolah, RANDOM_GAMES_COUNTS};
 
 fn dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("yolah-shard-{name}-{}", std::process::id()));
@@ -19,14 +19,7 @@ fn json(text: &str) -> serde_json::Value {
 #[test]
 fn random_games_shards_add_up_to_the_whole_run() {
     let d = dir("random");
-    let whole = json(&ok(&[
-        "random-games",
-        "--games",
-        "5000",
-        "--seed",
-        "3",
-        "--json",
-    ]));
+    let whole = json_ok(&["random-games", "--games", "5000", "--seed", "3", "--json"]);
     let mut files = Vec::new();
     for k in 1..=3 {
         let shard = format!("{k}/3");
@@ -51,15 +44,8 @@ fn random_games_shards_add_up_to_the_whole_run() {
     files.reverse();
     let mut args = vec!["merge", "--json"];
     args.extend(files.iter().map(String::as_str));
-    let merged = json(&ok(&args));
-    for key in [
-        "games",
-        "seed",
-        "black_wins",
-        "white_wins",
-        "draws",
-        "plies",
-    ] {
+    let merged = json_ok(&args);
+    for key in RANDOM_GAMES_COUNTS {
         assert_eq!(merged[key], whole[key], "{key}");
     }
     assert_eq!(merged["shards"], 3);

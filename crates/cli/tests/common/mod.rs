@@ -19,14 +19,33 @@ pub fn ok(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs it, asserts success, and parses standard output as one JSON value.
+pub fn json_ok(args: &[&str]) -> serde_json::Value {
+    serde_json::from_str(ok(args).trim()).expect("one JSON value")
+}
+
 /// A failure: non-zero exit, no panic, a message that contains `needle`.
 pub fn fails_with(args: &[&str], needle: &str) {
     let out = yolah(args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{args:?} should fail");
     assert!(err.contains(needle), "{args:?}: {err}");
-    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+        "{err}"
+    );
 }
+
+/// The counts of a `random-games --json` run: the same whatever the
+/// threads, shards and merges that produced them.
+pub const RANDOM_GAMES_COUNTS: [&str; 6] = [
+    "games",
+    "seed",
+    "black_wins",
+    "white_wins",
+    "draws",
+    "plies",
+];
 
 /// A path in `dir` as a string argument.
 pub fn path(dir: &std::path::Path, name: &str) -> String {
