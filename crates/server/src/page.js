@@ -98,7 +98,7 @@ function clockLeft(color) {
   return c.running === color ? ms - (performance.now() - S.stateAt) : ms;
 }
 function bar(el, color, player, name, score, {clock = null, running = false, online = true, turn = false, mine = false} = {}) {
-  let html = `<span class="who"><i class="dot ${color[0]}"></i> ${playerLabel(player, name, mine)}${online ? "" : ' <small>(away)</small>'} <small>${score} pts</small>${turn ? " ◀" : ""}</span>`;
+  let html = `<span class="who"><i class="dot ${color[0]}"></i> ${playerLabel(player, name, mine)}${online ? "" : ' <small>(away)</small>'} <small>${Number.isFinite(score) ? score : "?"} pts</small>${turn ? " ◀" : ""}</span>`;
   if (clock !== null) html += `<span class="clock${running ? " run" : ""}${running && clock < 10000 ? " low" : ""}" data-color="${color}">${fmtClock(clock)}</span>`;
   el.innerHTML = html;
 }
@@ -131,8 +131,16 @@ function send(message) { if (S.ws && S.ws.readyState === 1) S.ws.send(JSON.strin
 function reconnect() { const old = S.ws; S.ws = null; if (old) old.close(); connect(); }
 
 function showError(text) {
-  const el = S.view === "game" ? $("message") : $("homeMsg");
-  if (el) el.textContent = text;
+  if (S.view === "game") {
+    $("message").textContent = text;
+    // A link to no game (a mistyped key, a game over and gone): say so,
+    // and offer the way home rather than "Joining…" for ever.
+    if (!S.state) { $("status").textContent = "This game cannot be opened"; setHTML($("actions"), `<button id="newGame" class="primary">Home</button>`); }
+  } else if (S.view === "analysis") {
+    // The position asked about was refused: no answer is coming.
+    $("amsg").textContent = text;
+    $("aeval").textContent = "?"; $("adepth").textContent = "";
+  } else $("homeMsg").textContent = text;
 }
 
 function onMessage(msg) {
@@ -422,7 +430,12 @@ $("typed").onsubmit = ev => {
 // ----------------------------------------------------------------- analysis
 async function openReplay(id) {
   const r = await fetch(`/games/${encodeURIComponent(id)}/history`);
-  if (!r.ok) { $("atitle").textContent = "No finished game with that number."; show("analysis"); return; }
+  if (!r.ok) {
+    openPosition(START);
+    S.an.title = () => `No finished game numbered ${id}: the board shows the start.`;
+    renderAnalysis();
+    return;
+  }
   const h = await r.json();
   const names = h.names || [null, null];
   S.an = {positions: h.positions, moves: h.moves, ply: h.moves.length, players: [h.black, h.white], names,
@@ -454,6 +467,7 @@ function renderAnalysis() {
   bar($("bottom"), "black", a.players[0], a.names[0], p.black, {turn: p.side === "b"});
   bar($("top"), "white", a.players[1], a.names[1], p.white, {turn: p.side === "w"});
   $("atitle").textContent = a.title();
+  $("amsg").textContent = "";
   $("ply").textContent = `ply ${a.ply} / ${a.moves.length}`;
   renderMoves($("amoves"), a.moves, a.ply);
   if (document.activeElement !== $("postext")) $("postext").value = text;

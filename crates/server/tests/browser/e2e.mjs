@@ -7,8 +7,8 @@
 // "pass"), the solver's result on the analysis board, the live list
 // updated by itself, a game against the computer by clicks, a
 // resignation, the analysis board with the engine's evaluation and the
-// scores and marked move of every ply, the archive, and a whole game
-// clicked to its end. With a directory argument, each
+// scores and marked move of every ply, the archive, a whole game clicked
+// to its end, and links to no game or a bad position. With a directory argument, each
 // screen's screenshot goes there (docs/site for the docs).
 // Usage: node e2e.mjs PATH_TO_YOLAH [SCREENSHOT_DIR]
 import { chromium } from "playwright-core";
@@ -344,6 +344,19 @@ try {
   await ada.waitForURL(/replay=/, WAIT);
   await ada.waitForFunction(() => typeof S !== "undefined" && S.an && S.an.moves.length > 0, null, WAIT);
   log(`archive: game ${whole} listed, opened on the analysis board`);
+
+  // Links to nothing say so, and lead home.
+  await bob.goto(`${url}?play=00000000000000000000000000000000`);
+  await waitText(bob, "#status", "This game cannot be opened");
+  check(/unknown key/.test(await text(bob, "#message")), "the reason");
+  await bob.click("#actions #newGame");
+  await bob.waitForURL(url, WAIT);
+  await bob.goto(`${url}?replay=999999`);
+  await waitText(bob, "#atitle", "No finished game numbered 999999");
+  await bob.goto(`${url}?analyse=garbage`);
+  await waitText(bob, "#amsg", "bad position");
+  check(await text(bob, "#aeval") === "?", "no answer is awaited");
+  log("bad links:", await text(bob, "#amsg"));
   await cy.close();
 } catch (e) {
   failed = true;
