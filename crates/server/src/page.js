@@ -318,7 +318,13 @@ function renderGame() {
   else if (st.game_over) status = `Game over · Black ${st.black_score} points, White ${st.white_score}`;
   else if (reviewing) status = `Looking at ply ${S.viewPly} of ${st.moves.length}: ▶| to go back`;
   else if (myTurn()) status = "Your move";
-  else status = `${st.turn === "black" ? "Black" : "White"} to move${S.role === "watcher" ? " (you are watching)" : ""}`;
+  else {
+    // A computer to move is named, and said to think: a newcomer waiting
+    // on it knows why nothing happens yet.
+    const player = st.turn === "black" ? st.black : st.white;
+    status = player === "human" ? `${st.turn === "black" ? "Black" : "White"} to move` : `${levelName(player)} is thinking…`;
+    if (S.role === "watcher") status += " (you are watching)";
+  }
   if (c && !st.game_over && st.moves.length === 0) status += " · the clocks start with Black's first move";
   if (!st.game_over && st.draw_offer && seated()) status += st.draw_offer === S.role ? " · you offer a draw" : " · your opponent offers a draw";
   $("status").textContent = status;

@@ -243,6 +243,8 @@ try {
   await bob.waitForSelector("#levels button");
   await bob.click("label:has(input[value=white])");
   await bob.locator("#levels button").nth(1).click();
+  // Casual thinks half a second on its first move: long enough to be seen.
+  await waitText(bob, "#status", "^Casual is thinking…");
   await waitMoves(bob, 1);
 
   // Bob's game joins the list on Cy's page (no reload); a watcher from it.
