@@ -73,7 +73,7 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer, name
     let limits = shared.limits.clone();
     let write_timeout = limits.write_timeout;
     let id: ConnId = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-    let (tx, mut rx) = mpsc::channel::<Outgoing>(limits.send_queue);
+    let (tx, rx) = mpsc::channel::<Outgoing>(limits.send_queue);
     let kill = Arc::new(Notify::new());
     shared.conns().insert(
         id,
@@ -82,45 +82,16 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer, name
             kill: Arc::clone(&kill),
         },
     );
-    let (mut sink, mut stream) = socket.split();
+    let (sink, mut stream) = socket.split();
     let (close_tx, close_rx) = tokio::sync::oneshot::channel::<Option<CloseFrame>>();
-    let writer = tokio::spawn(async move {
-        let mut close_rx = close_rx;
-        loop {
-            tokio::select! {
-                biased;
-                frame = &mut close_rx => {
-                    // Whatever is still queued goes first, then the Close.
-                    while let Ok(out) = rx.try_recv() {
-                        if send(&mut sink, out, write_timeout).await.is_err() {
-                            return;
-                        }
-                    }
-                    let frame = frame.unwrap_or(None);
-                    let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(frame))).await;
-                    return;
-                }
-                out = rx.recv() => match out {
-                    Some(out) => {
-                        if send(&mut sink, out, write_timeout).await.is_err() {
-                            return;
-                        }
-                    }
-                    None => return,
-                },
-            }
-        }
-    });
+    let writer = tokio::spawn(write_loop(sink, rx, close_rx, write_timeout));
     let hello = shared.hub().connect(id, &peer.addr.ip().to_string(), name);
     shared.dispatch(hello);
 
     let mut shutdown = shared.shutdown.subscribe();
     let mut ping = tokio::time::interval(limits.ping_interval);
     ping.tick().await;
-    let mut tokens = limits.message_burst;
-    let mut last = Instant::now();
-    let mut refused = 0u32;
-    let mut last_refusal_notice: Option<Instant> = None;
+    let mut rate = RateLimit::new(limits.message_burst, limits.messages_per_second);
     // The idle deadline counts from the last frame heard, whatever else
     // (pings, kills) wakes the loop in between.
     let mut heard = tokio::time::Instant::now();
@@ -144,30 +115,23 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer, name
                     break None;
                 }
                 // Every frame counts against the rate, pings and pongs too.
-                let now = Instant::now();
-                tokens = (tokens + now.duration_since(last).as_secs_f64() * limits.messages_per_second)
-                    .min(limits.message_burst);
-                last = now;
-                if tokens < 1.0 {
-                    refused += 1;
-                    if refused > MAX_REFUSED {
-                        break close(1008, "too many messages");
+                match rate.admit(Instant::now()) {
+                    Admission::Pass => {}
+                    Admission::Refuse { notify } => {
+                        // At most one notice a second, so refusals cannot
+                        // be used to make the server write.
+                        if notify {
+                            shared.send(id, ServerMessage::Error { message: "too many messages: slow down".into() });
+                        }
+                        continue;
                     }
-                    // At most one notice a second, so refusals cannot be
-                    // used to make the server write.
-                    if last_refusal_notice.is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1)) {
-                        last_refusal_notice = Some(now);
-                        shared.send(id, ServerMessage::Error { message: "too many messages: slow down".into() });
-                    }
-                    continue;
+                    Admission::Close => break close(1008, "too many messages"),
                 }
-                tokens -= 1.0;
-                refused = 0;
                 match message {
                     Message::Text(text) => {
                         let out = shared.hub().handle(id, text.as_str());
                         // What the message cost beyond one (an analysis).
-                        tokens -= f64::from(out.cost);
+                        rate.charge(out.cost);
                         shared.dispatch(out);
                     }
                     Message::Binary(_) => shared.send(id, ServerMessage::Error {
@@ -201,6 +165,104 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer, name
     drop(peer);
 }
 
+/// Sends what the connection queues, until the queue closes, a write
+/// fails or times out, or the reader asks for the Close frame: then what is
+/// still queued goes first, and the Close last.
+async fn write_loop(
+    mut sink: futures_util::stream::SplitSink<WebSocket, Message>,
+    mut rx: mpsc::Receiver<Outgoing>,
+    mut close_rx: tokio::sync::oneshot::Receiver<Option<CloseFrame>>,
+    write_timeout: Duration,
+) {
+    loop {
+        tokio::select! {
+            biased;
+            frame = &mut close_rx => {
+                while let Ok(out) = rx.try_recv() {
+                    if send(&mut sink, out, write_timeout).await.is_err() {
+                        return;
+                    }
+                }
+                let frame = frame.unwrap_or(None);
+                let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(frame))).await;
+                return;
+            }
+            out = rx.recv() => match out {
+                Some(out) => {
+                    if send(&mut sink, out, write_timeout).await.is_err() {
+                        return;
+                    }
+                }
+                None => return,
+            },
+        }
+    }
+}
+
+/// What the rate limit says of a frame.
+#[derive(Debug, PartialEq)]
+enum Admission {
+    /// Handle it.
+    Pass,
+    /// Drop it; `notify`: tell the client (at most once a second).
+    Refuse { notify: bool },
+    /// Too many dropped in a row: cut the client off.
+    Close,
+}
+
+/// A token bucket: a burst of frames, refilled at a steady rate; a message
+/// that costs more (an analysis) takes more tokens after it is handled.
+struct RateLimit {
+    tokens: f64,
+    burst: f64,
+    per_second: f64,
+    last: Instant,
+    refused: u32,
+    last_notice: Option<Instant>,
+}
+
+impl RateLimit {
+    fn new(burst: f64, per_second: f64) -> RateLimit {
+        RateLimit {
+            tokens: burst,
+            burst,
+            per_second,
+            last: Instant::now(),
+            refused: 0,
+            last_notice: None,
+        }
+    }
+
+    /// Whether a frame arriving at `now` may be handled (it takes a token).
+    fn admit(&mut self, now: Instant) -> Admission {
+        let refill = now.saturating_duration_since(self.last).as_secs_f64() * self.per_second;
+        self.tokens = (self.tokens + refill).min(self.burst);
+        self.last = now;
+        if self.tokens < 1.0 {
+            self.refused += 1;
+            if self.refused > MAX_REFUSED {
+                return Admission::Close;
+            }
+            let notify = self
+                .last_notice
+                .is_none_or(|t| now.saturating_duration_since(t) >= Duration::from_secs(1));
+            if notify {
+                self.last_notice = Some(now);
+            }
+            return Admission::Refuse { notify };
+        }
+        self.tokens -= 1.0;
+        self.refused = 0;
+        Admission::Pass
+    }
+
+    /// Takes `cost` more tokens, for a message handled that costs more than
+    /// one (the balance may go below zero: later frames wait for it).
+    fn charge(&mut self, cost: u32) {
+        self.tokens -= f64::from(cost);
+    }
+}
+
 async fn send(
     sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
     out: Outgoing,
@@ -217,5 +279,59 @@ async fn send(
     match tokio::time::timeout(write_timeout, sink.send(message)).await {
         Ok(Ok(())) => Ok(()),
         _ => Err(()),
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    #[test]
+    fn a_burst_passes_then_frames_wait_for_the_refill() {
+        let start = Instant::now();
+        let mut rate = RateLimit::new(3.0, 10.0);
+        rate.last = start;
+        for _ in 0..3 {
+            assert_eq!(rate.admit(start), Admission::Pass);
+        }
+        assert_eq!(rate.admit(start), Admission::Refuse { notify: true });
+        assert_eq!(rate.admit(start), Admission::Refuse { notify: false });
+        // A tenth of a second refills one token.
+        let later = start + Duration::from_millis(100);
+        assert_eq!(rate.admit(later), Admission::Pass);
+        // An expensive message leaves a debt that the refill pays first.
+        rate.charge(5);
+        assert!(matches!(
+            rate.admit(later + Duration::from_millis(550)),
+            Admission::Refuse { .. }
+        ));
+        assert_eq!(
+            rate.admit(later + Duration::from_millis(610)),
+            Admission::Pass
+        );
+    }
+
+    #[test]
+    fn refusals_are_told_at_most_once_a_second() {
+        let start = Instant::now();
+        let mut rate = RateLimit::new(1.0, 0.01);
+        rate.last = start;
+        assert_eq!(rate.admit(start), Admission::Pass);
+        let at = |ms| start + Duration::from_millis(ms);
+        assert_eq!(rate.admit(at(10)), Admission::Refuse { notify: true });
+        assert_eq!(rate.admit(at(900)), Admission::Refuse { notify: false });
+        assert_eq!(rate.admit(at(1010)), Admission::Refuse { notify: true });
+    }
+
+    #[test]
+    fn a_client_that_keeps_flooding_is_cut_off() {
+        let now = Instant::now();
+        let mut rate = RateLimit::new(1.0, 1.0);
+        rate.last = now;
+        assert_eq!(rate.admit(now), Admission::Pass);
+        for _ in 0..MAX_REFUSED {
+            assert!(matches!(rate.admit(now), Admission::Refuse { .. }));
+        }
+        assert_eq!(rate.admit(now), Admission::Close);
     }
 }
