@@ -261,6 +261,47 @@ $("me").onsubmit = async ev => {
   reconnect();
 };
 
+// -------------------------------------------------------------------- sound
+// A short tone for each move, a lower one for a pass, a chord when a game
+// ends: made with Web Audio (nothing to fetch). The header's button mutes
+// it; the choice is kept in this browser.
+const sound = {on: localStorage.getItem("sound") !== "off", ctx: null, played: 0};
+function tone(freqs, ms) {
+  if (!sound.on) return;
+  try {
+    sound.ctx = sound.ctx || new AudioContext();
+    const t = sound.ctx.currentTime, end = t + ms / 1000;
+    for (const f of freqs) {
+      const osc = sound.ctx.createOscillator(), gain = sound.ctx.createGain();
+      osc.type = "triangle"; osc.frequency.value = f;
+      gain.gain.setValueAtTime(0.12, t); gain.gain.exponentialRampToValueAtTime(0.001, end);
+      osc.connect(gain).connect(sound.ctx.destination);
+      osc.start(t); osc.stop(end);
+    }
+    sound.played++;
+  } catch (e) { sound.on = false; } // no audio in this browser
+}
+function renderSound() {
+  // A speaker, with waves or crossed out (drawn: no emoji font needed).
+  const mark = sound.on ? `<path d="M16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12"/>` : `<path d="M16 9l6 6M22 9l-6 6"/>`;
+  $("sound").innerHTML = `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M3 9h4l5-4v14l-5-4H3z" fill="currentColor"/><g stroke="currentColor" stroke-width="2" fill="none">${mark}</g></svg>`;
+  $("sound").setAttribute("aria-pressed", String(sound.on));
+  $("sound").title = sound.on ? "sound on: click to mute" : "sound off: click to hear moves";
+}
+$("sound").onclick = () => {
+  sound.on = !sound.on;
+  localStorage.setItem("sound", sound.on ? "on" : "off");
+  // A browser lets a page play sound once someone has clicked in it.
+  if (sound.on && sound.ctx) sound.ctx.resume();
+  renderSound();
+};
+renderSound();
+function soundFor(before, st) {
+  if (!before || before.game !== st.game) return;
+  if (!before.game_over && st.game_over) tone([523, 659, 784], 450);
+  else if (st.moves.length > before.moves.length) tone(st.moves[st.moves.length - 1] === PASS ? [220] : [660], 90);
+}
+
 // --------------------------------------------------------------------- game
 function onWelcome(msg) {
   // An invite comes with a game's first welcome only: kept across
@@ -279,6 +320,7 @@ function onWelcome(msg) {
 function onState(msg) {
   const before = S.state;
   S.state = msg; S.stateAt = performance.now(); S.selected = null; S.states++;
+  soundFor(before, msg);
   if (S.history && S.history.moves.length < msg.moves.length && S.viewPly === null) S.history = null;
   $("message").textContent = "";
   if (before && msg.moves.length > before.moves.length && msg.moves[msg.moves.length - 1] === PASS)

@@ -8,7 +8,8 @@
 // updated by itself, a game against the computer by clicks, a
 // resignation, the analysis board with the engine's evaluation and the
 // scores and marked move of every ply, the archive, a whole game clicked
-// to its end, and links to no game or a bad position. With a directory argument, each
+// to its end, links to no game or a bad position, and the sound of moves
+// (and a page muted). With a directory argument, each
 // screen's screenshot goes there (docs/site for the docs).
 // Usage: node e2e.mjs PATH_TO_YOLAH [SCREENSHOT_DIR]
 import { chromium } from "playwright-core";
@@ -183,6 +184,9 @@ try {
   check(/Send this link to your opponent/.test(await text(ada, "#links")) && /\?play=[0-9a-f]+$/.test(invite), `the invite link ${invite}`);
   await shot(ada, "friend-desktop");
   await bob.goto(invite);
+  // Bob mutes the page; Ada hears every move.
+  await bob.click("#sound");
+  check(await bob.getAttribute("#sound", "aria-pressed") === "false", "Bob's page is muted");
   await ada.waitForFunction(() => S.state.connected[1], null, WAIT);
   check(await text(ada, "#status") === "Your move" && await bob.evaluate(() => S.role) === "white", "Bob seated by the link");
   await shot(bob, "friend-phone");
@@ -200,13 +204,15 @@ try {
   }
   await waitText(ada, "#result", "You win \\(Black\\): neither side can move");
   await waitText(bob, "#result", "You lose \\(Black wins\\)");
+  const heard = await ada.evaluate(() => sound.played), bobHeard = await bob.evaluate(() => sound.played);
+  check(heard >= passGame.length / 2 && bobHeard === 0, `sounds: Ada ${heard}, Bob (muted) ${bobHeard}`);
   const shownMoves = await ada.locator("#moves .m").allTextContents();
   check(shownMoves.length === 41 && shownMoves[37] === "pass" && shownMoves[39] === "pass" && shownMoves[40] === "e1:d1",
     `passes in the move list: ${shownMoves.slice(36).join(" ")}`);
   check(/^Game over · Black \d+ points, White \d+$/.test(await text(bob, "#status")), "the final score");
   await bob.evaluate(() => scrollTo(0, 0));
   await shot(bob, "over-phone");
-  log(`a friend by link, ${passGame.length} plies typed or passed: ${await text(ada, "#result")}; moves 36–41 ${shownMoves.slice(35).join(" ")}`);
+  log(`a friend by link, ${passGame.length} plies typed or passed: ${await text(ada, "#result")}; moves 36–41 ${shownMoves.slice(35).join(" ")}; ${heard} sounds for Ada, none for Bob (muted)`);
 
   // Its endgame on the analysis board: the solver's exact result.
   await ada.click("#analyse");
@@ -241,6 +247,7 @@ try {
   await bob.click("#newGame");
   await bob.waitForURL(url, WAIT);
   await bob.waitForSelector("#levels button");
+  check(await bob.getAttribute("#sound", "aria-pressed") === "false", "muted stays muted");
   await bob.click("label:has(input[value=white])");
   await bob.locator("#levels button").nth(1).click();
   // Casual thinks half a second on its first move: long enough to be seen.
