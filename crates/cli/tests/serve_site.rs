@@ -1,5 +1,5 @@
 //! The site's features against a separate `yolah serve` process: clocks
-//! that survive `kill -9`, flag races, bounded challenges, analyses that
+//! and takebacks that survive `kill -9`, flag races, bounded challenges, analyses that
 //! cannot starve games, names in signed cookies, the live list, and the
 //! new messages refused as strictly as the old.
 
@@ -86,6 +86,53 @@ async fn clocks_resume_after_kill_9_with_the_time_that_was_left() {
     send(&mut black, json!({"type": "move", "move": "e4:e3"})).await;
     let after = state_after(&mut back, 3).await;
     assert_eq!(after["clock"]["running"], "white");
+}
+
+/// A takeback between people, accepted, then `kill -9`: the restarted
+/// server has the game as it was taken back (the moves are gone from the
+/// database, not only from memory), with White's clock what it was before
+/// its move; `/record` agrees.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeback_is_in_the_database_before_anyone_hears_of_it() {
+    let db = temp_db("takeback");
+    let args = ["--db", db.as_str(), "--clocks", "3+2"];
+    let s = serve(&args);
+    let (mut black, mut white, black_key, white_key) = two_people(&s.addr, "3+2").await;
+    send(&mut black, json!({"type": "move", "move": "d5:b7"})).await;
+    state_after(&mut white, 1).await;
+    send(&mut white, json!({"type": "move", "move": "e5:c7"})).await;
+    state_after(&mut black, 2).await;
+    send(&mut white, json!({"type": "takeback"})).await;
+    let asked = next_where(&mut black, |m| {
+        m["type"] == "state" && m["takeback"] == "white"
+    })
+    .await;
+    assert_eq!(asked["moves"].as_array().unwrap().len(), 2);
+    send(&mut black, json!({"type": "takeback"})).await;
+    let back = state_after(&mut white, 1).await;
+    assert_eq!(
+        (back["turn"].as_str(), back["takeback"].as_str()),
+        (Some("white"), None)
+    );
+    // The time left when the state was sent: White's clock runs again.
+    let white_ms = |state: &Value| state["clock"]["white_ms"].as_u64().unwrap();
+    assert!((179_000..=180_000).contains(&white_ms(&back)), "{back}");
+    assert_eq!(back["clock"]["running"], "white");
+    s.kill9();
+
+    let s = serve(&args);
+    let mut again = client(&s.addr).await;
+    send(&mut again, json!({"type": "join", "key": white_key})).await;
+    let state = next_of(&mut again, "state").await;
+    assert_eq!(state["moves"], json!(["d5:b7"]), "{state}");
+    assert!((179_000..=180_000).contains(&white_ms(&state)), "{state}");
+    let (status, record) = get(&s.addr, &format!("/record?key={black_key}")).await;
+    assert_eq!(status, 200);
+    let record: Value = serde_json::from_str(&record).unwrap();
+    assert_eq!(record["moves"], json!(["d5:b7"]));
+    // The game goes on from there.
+    send(&mut again, json!({"type": "move", "move": "e5:h2"})).await;
+    state_after(&mut again, 2).await;
 }
 
 /// Moves sent around the instant White's flag falls (3 s clocks): the
@@ -358,6 +405,8 @@ async fn the_live_list_pages_and_new_messages_are_strict() {
         json!({"type": "history", "from": 0}),
         json!({"type": "offer_draw", "to": "white"}),
         json!({"type": "decline_draw", "why": "no"}),
+        json!({"type": "takeback", "move": "d5:b7"}),
+        json!({"type": "decline_takeback", "why": "no"}),
         json!({"type": "rematch", "colors": "same"}),
         json!({"type": "lobby", "page": 2}),
         json!({"type": "cancel_seek", "seek": 1}),

@@ -369,6 +369,7 @@ function renderGame() {
   }
   if (c && !st.game_over && st.moves.length === 0) status += " · the clocks start with Black's first move";
   if (!st.game_over && st.draw_offer && seated()) status += st.draw_offer === S.role ? " · you offer a draw" : " · your opponent offers a draw";
+  if (!st.game_over && st.takeback && seated()) status += st.takeback === S.role ? " · you ask to take back your move" : " · your opponent asks to take back their move";
   $("status").textContent = status;
   $("result").hidden = !st.game_over;
   if (st.game_over) $("result").textContent = `${winnerText(st)}: ${st.reason}`;
@@ -389,6 +390,11 @@ function renderActions() {
       if (st.draw_offer && st.draw_offer !== S.role) html += b("drawYes", "Accept draw", "primary") + b("drawNo", "Decline");
       else if (st.draw_offer === S.role) html += `<span class="note">Draw offered</span>`;
       else html += b("drawOffer", "Offer draw");
+      // A takeback: Black moves at even plies, White at odd ones.
+      const mine = st.moves.some((m, i) => m !== PASS && (i % 2 === 0) === (S.role === "black"));
+      if (st.takeback && st.takeback !== S.role) html += b("takebackYes", "Accept takeback", "primary") + b("takebackNo", "Decline");
+      else if (st.takeback === S.role) html += `<span class="note">Takeback asked</span>`;
+      else if (mine) html += b("takebackAsk", "Take back");
     }
   }
   if (st.game_over) {
@@ -408,6 +414,8 @@ $("actions").onclick = ev => {
     send({type: "resign"});
   } else if (id === "drawOffer" || id === "drawYes") send({type: "offer_draw"});
   else if (id === "drawNo") send({type: "decline_draw"});
+  else if (id === "takebackAsk" || id === "takebackYes") send({type: "takeback"});
+  else if (id === "takebackNo") send({type: "decline_takeback"});
   else if (id === "rematch") send({type: "rematch"});
   else if (id === "newGame") location.href = "/";
   else if (id === "analyse") location.href = `/?replay=${S.state.game}`;

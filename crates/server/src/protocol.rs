@@ -47,6 +47,11 @@ pub enum ClientMessage {
     OfferDraw {},
     /// Turn down the other person's draw offer.
     DeclineDraw {},
+    /// Ask the other person to let one take back one's last move, or
+    /// accept their request.
+    Takeback {},
+    /// Turn down the other person's takeback request.
+    DeclineTakeback {},
     /// After a game: ask for another with the colours swapped (against the
     /// computer, or once the other person asks too, it starts).
     Rematch {},
@@ -198,6 +203,9 @@ pub struct GameState {
     pub draw_offer: Option<String>,
     /// Who asks for a rematch (`black` or `white`), if someone does.
     pub rematch: Option<String>,
+    /// Who asks to take back their last move (`black` or `white`), if
+    /// someone does.
+    pub takeback: Option<String>,
     /// Why the game cannot go on for now (the server cannot save its
     /// moves), if so.
     pub stopped: Option<String>,

@@ -417,6 +417,22 @@ impl Store {
         self.add_moves(id, plies, &[], Some(ending))
     }
 
+    /// Keeps the first `plies` moves of game `id` and forgets the rest (a
+    /// takeback both people agreed to).
+    pub fn take_back(&mut self, id: u64, plies: usize) -> Result<(), StoreError> {
+        let tx = self.db.transaction()?;
+        tx.execute(
+            "DELETE FROM moves WHERE game = ?1 AND ply >= ?2",
+            params![id as i64, plies as i64],
+        )?;
+        tx.execute(
+            "UPDATE games SET plies = ?1 WHERE id = ?2",
+            params![plies as i64, id as i64],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Gives seat `color` of game `id` a display name.
     pub fn set_name(
         &mut self,

@@ -104,6 +104,8 @@ pub(super) struct Game {
     pub(super) draw_offer: Option<Color>,
     /// Who asks for a rematch.
     pub(super) rematch: Option<Color>,
+    /// Who asks to take back their last move.
+    pub(super) takeback: Option<Color>,
     /// The running or queued search, if the computer is thinking.
     pub(super) search: Option<Stop>,
     /// Key hashes in the hub's index that point here.
@@ -138,6 +140,7 @@ impl Game {
             ending: None,
             draw_offer: None,
             rematch: None,
+            takeback: None,
             search: None,
             keys: Vec::new(),
             finished_at: None,
@@ -258,6 +261,7 @@ impl Game {
             clock: self.clock_state(now),
             draw_offer: self.draw_offer.map(|c| c.name().to_string()),
             rematch: self.rematch.map(|c| c.name().to_string()),
+            takeback: self.takeback.map(|c| c.name().to_string()),
             stopped: self.stopped.clone(),
         }
     }
@@ -301,6 +305,20 @@ impl Game {
     /// Whether both seats hold people.
     pub(super) fn between_people(&self) -> bool {
         self.seats.iter().all(Seat::is_human)
+    }
+
+    /// The ply of `color`'s last move (a pass is no move), if it has made
+    /// one.
+    pub(super) fn last_move_by(&self, color: Color) -> Option<usize> {
+        let mut pos = Position::START;
+        let mut last = None;
+        for (ply, &m) in self.moves.iter().enumerate() {
+            if pos.side_to_move() == color && m != Move::PASS {
+                last = Some(ply);
+            }
+            pos.play(m);
+        }
+        last
     }
 
     /// `m` and then every forced pass, as they would be appended.

@@ -31,6 +31,7 @@ mod game;
 mod lobby;
 mod play;
 mod seats;
+mod takeback;
 
 use game::{Game, Seat};
 use lobby::Seeks;
@@ -298,6 +299,8 @@ impl Hub {
             ClientMessage::Resign {} => self.resign(conn),
             ClientMessage::OfferDraw {} => self.offer_draw(conn),
             ClientMessage::DeclineDraw {} => self.decline_draw(conn),
+            ClientMessage::Takeback {} => self.takeback(conn),
+            ClientMessage::DeclineTakeback {} => self.decline_takeback(conn),
             ClientMessage::Rematch {} => self.rematch(conn),
             ClientMessage::Lobby {} => self.subscribe(conn),
             ClientMessage::Seek { color, clock } => self.seek(conn, &color, &clock),

@@ -37,7 +37,7 @@ fn win_for(winner: Color) -> &'static str {
 
 impl Hub {
     /// The seat `conn` plays in a game that is in play, or why not.
-    fn seated_in_play(&self, conn: ConnId) -> Result<(u64, Color), String> {
+    pub(super) fn seated_in_play(&self, conn: ConnId) -> Result<(u64, Color), String> {
         let Some((id, role)) = self.joined(conn) else {
             return Err("join or start a game first".into());
         };
@@ -124,10 +124,12 @@ impl Hub {
         if let Some((clock, _)) = timed {
             game.clock = Some(clock);
         }
-        // A move answers the other side's draw offer: no.
+        // A move answers the other side's draw offer: no; and any request
+        // to take back a move is for a position that has gone.
         if game.draw_offer == Some(mover.opponent()) {
             game.draw_offer = None;
         }
+        game.takeback = None;
         self.lobby_changed = true;
         if let Some(ending) = ending {
             self.conclude(id, ending);
@@ -148,6 +150,7 @@ impl Hub {
         game.ending = Some(ending);
         game.finished_at = Some(now);
         game.draw_offer = None;
+        game.takeback = None;
         game.pending = None;
         if let Some(stop) = game.search.take() {
             stop.request();

@@ -2,7 +2,8 @@
 // `yolah serve` (its default levels and analysis player): Ada on a desktop (1200×900), Bob on a phone (390×844),
 // Cy watching. Checks the issue's list: the home page's board and rules,
 // a challenge opened by one and accepted by the other, a timed game lost
-// on time, a rematch, a draw agreed, a friend invited by link and a game
+// on time, a rematch, a draw agreed, a friend invited by link, a move
+// taken back, and a game
 // typed move by move in which the server plays two passes (shown as
 // "pass"), the solver's result on the analysis board, the live list
 // updated by itself, a game against the computer by clicks, a
@@ -195,6 +196,18 @@ try {
   const passGame = ("d5:b5 e5:h2 a1:a3 h2:b2 h8:h6 d4:g1 a3:d6 a8:a4 e4:c2 g1:g2 c2:b1 a4:a5 b5:c4 g2:f3 " +
     "h6:d2 a5:d8 d6:d7 f3:f1 d2:c1 f1:f2 c4:d3 d8:f6 d7:e7 f2:e2 e7:g7 f6:f4 d3:b3 b2:a2 g7:g4 f4:g5 " +
     "c1:e1 g5:h5 g4:h3 h5:h4 h3:g3 e2:e3 b3:b4 a1:a1 b4:c3 a1:a1 e1:d1").split(" ");
+  // A move taken back, asked by Ada, accepted by Bob.
+  await ada.fill("#typedMove", "d5:b7");
+  await ada.press("#typedMove", "Enter");
+  await waitMoves(ada, 1);
+  await ada.click("#takebackAsk");
+  await bob.waitForSelector("#takebackYes", WAIT);
+  check(/your opponent asks to take back their move/.test(await text(bob, "#status")), "Bob is asked");
+  await shot(bob, "takeback-phone");
+  await bob.click("#takebackYes");
+  await ada.waitForFunction(() => S.state.moves.length === 0 && !S.state.takeback, null, WAIT);
+  check(await text(ada, "#status") === "Your move", "Ada moves again");
+  log("takeback: d5:b7 asked back by Ada, accepted by Bob");
   for (const [i, move] of passGame.entries()) {
     if (move === "a1:a1") continue;
     const mover = i % 2 ? bob : ada;

@@ -1,5 +1,6 @@
-//! Ways a game ends besides the board's: resignation, a draw agreed; and
-//! what comes after: a rematch with the colours swapped.
+//! Ways a game ends besides the board's: resignation, a draw agreed; what
+//! comes after: a rematch with the colours swapped; and a move taken back
+//! between people.
 
 use super::*;
 
@@ -90,4 +91,63 @@ fn a_rematch_against_the_computer_starts_at_once() {
     assert_ne!(s.game, first);
     assert_eq!((s.black.as_str(), s.white.as_str()), ("random", "human"));
     assert_eq!(out.jobs.len(), 1, "the computer is Black and moves first");
+}
+
+#[test]
+fn a_takeback_asked_and_accepted_goes_back_in_the_database_and_on_the_clocks() {
+    let mut h = hub();
+    let t = manual_clock(&mut h);
+    two_people(&mut h, "3+2");
+    const TAKEBACK: &str = r#"{"type":"takeback"}"#;
+    assert!(errors(&h.handle(1, TAKEBACK))[0].contains("no move to take back"));
+    h.handle(1, &mv("d5:b7"));
+    advance(&t, Duration::from_secs(10));
+    h.handle(2, &mv("e5:c7")); // White: 180 - 10 + 2 = 172 s.
+    advance(&t, Duration::from_secs(20));
+    h.handle(1, &mv("e4:e3")); // Black: 180 - 20 + 2 = 162 s.
+    advance(&t, Duration::from_secs(5));
+
+    // White asks (after Black's reply): declined, asked again.
+    let out = h.handle(2, TAKEBACK);
+    assert_eq!(state_to(&out, 1).takeback.as_deref(), Some("white"));
+    assert!(errors(&h.handle(2, TAKEBACK))[0].contains("already"));
+    assert!(errors(&h.handle(2, r#"{"type":"decline_takeback"}"#))[0].contains("no takeback"));
+    let out = h.handle(1, r#"{"type":"decline_takeback"}"#);
+    assert_eq!(state_to(&out, 2).takeback, None);
+    h.handle(2, TAKEBACK);
+    // Black accepts: White's move goes, and Black's reply with it; each
+    // clock is what it was after that side's last move that stands.
+    let out = h.handle(1, TAKEBACK);
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    let s = state_to(&out, 2);
+    assert_eq!(s.moves, ["d5:b7"]);
+    assert_eq!(s.turn, "white");
+    assert_eq!(s.takeback, None);
+    let clock = s.clock.clone().unwrap();
+    assert_eq!((clock.black_ms, clock.white_ms), (180_000, 180_000));
+    assert_eq!(clock.running.as_deref(), Some("white"));
+    assert_eq!(h.record("key1").unwrap().unwrap().moves, ["d5:b7"]);
+    // The game goes on from there; a move declines a request.
+    assert!(errors(&h.handle(2, &mv("e5:h2"))).is_empty());
+    h.handle(2, TAKEBACK);
+    let out = h.handle(1, &mv("e4:e3"));
+    assert_eq!(state_to(&out, 2).takeback, None);
+    assert_eq!(
+        h.record("key1").unwrap().unwrap().moves,
+        ["d5:b7", "e5:h2", "e4:e3"]
+    );
+    // Black's only move taken back: the clocks stop, as before a first move.
+    let mut h = hub();
+    two_people(&mut h, "3+2");
+    h.handle(1, &mv("d5:b7"));
+    h.handle(1, TAKEBACK);
+    let s = h.handle(2, TAKEBACK);
+    let s = state_to(&s, 1);
+    assert!(s.moves.is_empty());
+    assert_eq!(s.clock.as_ref().unwrap().running, None);
+
+    let mut h = hub();
+    h.connect(1, "a", None);
+    h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
+    assert!(errors(&h.handle(1, TAKEBACK))[0].contains("between people"));
 }
