@@ -1,7 +1,7 @@
 //! The site's features against a separate `yolah serve` process: clocks
-//! and takebacks that survive `kill -9`, flag races, bounded challenges, analyses that
-//! cannot starve games, names in signed cookies, the live list, and the
-//! new messages refused as strictly as the old.
+//! and takebacks that survive `kill -9`, flag races, bounded challenges,
+//! analyses that cannot starve games, names in signed cookies and ratings,
+//! the live list, and the new messages refused as strictly as the old.
 
 mod serving;
 
@@ -306,49 +306,56 @@ async fn analyses_cannot_starve_games_and_cost_in_the_rate_limit() {
     .await;
 }
 
+/// `POST /name` with `name`, bringing `cookie` if given: the status, and
+/// the cookie the answer sets (`yolah_name=…`), or the body if none.
+async fn post_name(addr: &str, name: &str, cookie: Option<&str>) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
+    let request = format!(
+        "POST /name HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\n{cookie}\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{name}",
+        name.len()
+    );
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).await.unwrap();
+    let status = answer.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let set = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next());
+    let body = answer.split_once("\r\n\r\n").map_or("", |x| x.1);
+    (status, set.unwrap_or(body).to_string())
+}
+
+/// A WebSocket to `addr` bringing `cookie`, its `hello` read.
+async fn client_with_cookie(addr: &str, cookie: &str) -> (Ws, Value) {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("Cookie", cookie.parse().unwrap());
+    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let hello = next(&mut ws).await;
+    (ws, hello)
+}
+
 /// Names without accounts: `POST /name` sets a signed cookie; a connection
 /// that brings it is greeted by that name, and its games show it; a forged
 /// cookie is ignored, and a bad name refused with the reason.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_name_is_kept_in_a_signed_cookie() {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let s = serve(&["--db", ":memory:"]);
-    let post = |body: &str| {
-        format!(
-            "POST /name HTTP/1.1\r\nHost: {}\r\nOrigin: http://{}\r\nContent-Length: {}\r\n\
-             Connection: close\r\n\r\n{body}",
-            s.addr,
-            s.addr,
-            body.len()
-        )
-    };
-    let mut tcp = tokio::net::TcpStream::connect(&s.addr).await.unwrap();
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    tcp.write_all(post("Ada").as_bytes()).await.unwrap();
-    let mut answer = String::new();
-    tcp.read_to_string(&mut answer).await.unwrap();
-    let cookie = answer
-        .lines()
-        .find_map(|l| l.strip_prefix("set-cookie: "))
-        .and_then(|c| c.split(';').next())
-        .unwrap_or_else(|| panic!("{answer}"))
-        .to_string();
+    let (status, cookie) = post_name(&s.addr, "Ada", None).await;
+    assert_eq!(status, 200);
     assert!(cookie.starts_with("yolah_name="), "{cookie}");
-    let (status, body) = http(&s.addr, &post("<b>")).await;
+    let (status, body) = post_name(&s.addr, "<b>", None).await;
     assert_eq!(status, 400);
     assert!(body.contains("'<'"), "{body}");
 
-    let with_cookie = |cookie: String| {
-        let mut request = format!("ws://{}/ws", s.addr).into_client_request().unwrap();
-        request
-            .headers_mut()
-            .insert("Cookie", cookie.parse().unwrap());
-        request
-    };
-    let (mut ws, _) = tokio_tungstenite::connect_async(with_cookie(cookie.clone()))
-        .await
-        .unwrap();
-    assert_eq!(next(&mut ws).await["name"], "Ada");
+    let (mut ws, hello) = client_with_cookie(&s.addr, &cookie).await;
+    assert_eq!(hello["name"], "Ada");
     send(
         &mut ws,
         json!({"type": "new", "opponent": "random", "color": "black"}),
@@ -358,11 +365,70 @@ async fn a_name_is_kept_in_a_signed_cookie() {
         next_of(&mut ws, "state").await["names"],
         json!(["Ada", null])
     );
-    let forged = cookie.replace("416461", "426f62"); // "Ada" → "Bob", same signature
-    let (mut ws, _) = tokio_tungstenite::connect_async(with_cookie(forged))
-        .await
-        .unwrap();
-    assert_eq!(next(&mut ws).await["name"], Value::Null);
+    // "Ada" → "Bob" with the same id and signature.
+    let parts: Vec<&str> = cookie.split('.').collect();
+    let forged = format!("{}.426f62.{}", parts[0], parts[2]);
+    let (_, hello) = client_with_cookie(&s.addr, &forged).await;
+    assert_eq!(hello["name"], Value::Null);
+}
+
+/// Ratings between people: a game between two named people (a move each,
+/// then a resignation) moves both ratings (Glicko-2, from 1500); they are
+/// kept in the database across `kill -9`, shown to each person and with
+/// their challenge, and follow a person who changes their name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ratings_follow_the_person_across_games_names_and_restarts() {
+    let db = temp_db("ratings");
+    let args = ["--db", db.as_str()];
+    let s = serve(&args);
+    let (_, ada) = post_name(&s.addr, "Ada", None).await;
+    let (_, bob) = post_name(&s.addr, "Bob", None).await;
+    let (mut black, hello) = client_with_cookie(&s.addr, &ada).await;
+    assert_eq!(hello["rating"], Value::Null, "no rated game yet");
+    send(
+        &mut black,
+        json!({"type": "new", "opponent": "human", "color": "black"}),
+    )
+    .await;
+    let invite = next_of(&mut black, "welcome").await["invite"].clone();
+    let (mut white, _) = client_with_cookie(&s.addr, &bob).await;
+    send(&mut white, json!({"type": "join", "key": invite})).await;
+    send(&mut black, json!({"type": "move", "move": "d5:b7"})).await;
+    state_after(&mut white, 1).await;
+    send(&mut white, json!({"type": "move", "move": "e5:c7"})).await;
+    state_after(&mut black, 2).await;
+    send(&mut black, json!({"type": "resign"})).await;
+    let over = next_where(&mut white, |m| {
+        m["type"] == "state" && m["game_over"] == true
+    })
+    .await;
+    let ratings = over["ratings"].as_array().unwrap().clone();
+    let (lost, won) = (ratings[0].as_i64().unwrap(), ratings[1].as_i64().unwrap());
+    assert!(lost < 1500 && won > 1500, "{over}");
+    s.kill9();
+
+    let s = serve(&args);
+    let (mut bob_again, hello) = client_with_cookie(&s.addr, &bob).await;
+    assert_eq!(hello["rating"], won);
+    send(
+        &mut bob_again,
+        json!({"type": "seek", "color": "random", "clock": "none"}),
+    )
+    .await;
+    let lobby = next_of(&mut bob_again, "lobby").await;
+    assert_eq!(lobby["seeks"][0]["rating"], won, "{lobby}");
+    // Ada becomes Ada L.: the same person, the same rating.
+    let (status, renamed) = post_name(&s.addr, "Ada L.", Some(&ada)).await;
+    assert_eq!(status, 200);
+    let (_, hello) = client_with_cookie(&s.addr, &renamed).await;
+    assert_eq!(
+        (hello["name"].as_str(), hello["rating"].as_i64()),
+        (Some("Ada L."), Some(lost))
+    );
+    // Another "Ada" is another person.
+    let (_, other) = post_name(&s.addr, "Ada", None).await;
+    let (_, hello) = client_with_cookie(&s.addr, &other).await;
+    assert_eq!(hello["rating"], Value::Null);
 }
 
 /// The live list pages through the games being played; anyone may watch

@@ -26,6 +26,7 @@ mod names;
 mod net;
 mod page;
 mod protocol;
+mod rating;
 mod routes;
 mod search;
 mod store;

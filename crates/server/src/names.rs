@@ -1,7 +1,10 @@
 //! Names without accounts: a person picks a display name, and the server
 //! keeps it in a cookie it signs (HMAC-SHA256 with a secret kept in the
 //! database), so that the name a game shows is one this server gave out.
-//! `POST /name` sets it; the WebSocket reads it when it opens.
+//! The cookie also carries an id the server gave that browser the first
+//! time: two people may pick the same name, but not the same id, and a
+//! rating belongs to the id. `POST /name` sets it (keeping the id when the
+//! browser has one); the WebSocket reads it when it opens.
 
 use crate::Shared;
 use axum::extract::State;
@@ -75,6 +78,36 @@ pub fn check_name(text: &str) -> Result<String, String> {
     Ok(name.to_string())
 }
 
+/// Hex digits of a person's id (64 random bits).
+const ID_HEX_DIGITS: usize = 16;
+
+/// A person without an account: the name they chose, and the id this
+/// server gave their browser.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Person {
+    /// 16 hex digits, random.
+    pub id: String,
+    /// Their display name (checked by [`check_name`]).
+    pub name: String,
+}
+
+impl Person {
+    /// `name` with a new random id.
+    pub fn new(name: String) -> Person {
+        let mut bytes = [0u8; ID_HEX_DIGITS / 2];
+        getrandom::fill(&mut bytes).expect("the operating system provides random bytes");
+        Person {
+            id: hex(&bytes),
+            name,
+        }
+    }
+
+    /// What the signature covers: the id and the name.
+    fn signed_text(&self) -> String {
+        format!("{}.{}", self.id, self.name)
+    }
+}
+
 /// Signs and checks name cookies with the server's secret.
 pub struct Signer {
     key: Vec<u8>,
@@ -86,21 +119,34 @@ impl Signer {
         Signer { key }
     }
 
-    /// The cookie value for `name`: the name's bytes in hex, a dot, the
-    /// signature in hex.
-    pub fn sign(&self, name: &str) -> String {
+    /// The cookie value for `person`: the id, a dot, the name's bytes in
+    /// hex, a dot, the signature of both in hex.
+    pub fn sign(&self, person: &Person) -> String {
         format!(
-            "{}.{}",
-            hex(name.as_bytes()),
-            hex(&hmac(&self.key, name.as_bytes()))
+            "{}.{}.{}",
+            person.id,
+            hex(person.name.as_bytes()),
+            hex(&hmac(&self.key, person.signed_text().as_bytes()))
         )
     }
 
-    /// The name in a cookie value, if this server signed it.
-    pub fn verify(&self, value: &str) -> Option<String> {
-        let (name, signature) = value.split_once('.')?;
-        let name = String::from_utf8(unhex(name)?).ok()?;
-        let expected = hmac(&self.key, name.as_bytes());
+    /// The person in a cookie value, if this server signed it.
+    pub fn verify(&self, value: &str) -> Option<Person> {
+        let mut parts = value.split('.');
+        let (id, name, signature) = (parts.next()?, parts.next()?, parts.next()?);
+        if parts.next().is_some()
+            || id.len() != ID_HEX_DIGITS
+            || !id
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            return None;
+        }
+        let person = Person {
+            id: id.to_string(),
+            name: String::from_utf8(unhex(name)?).ok()?,
+        };
+        let expected = hmac(&self.key, person.signed_text().as_bytes());
         let given = unhex(signature)?;
         // Compared without stopping at the first difference.
         let same = given.len() == expected.len()
@@ -109,11 +155,11 @@ impl Signer {
                 .zip(expected)
                 .fold(0, |acc, (a, b)| acc | (a ^ b))
                 == 0;
-        (same && check_name(&name).is_ok()).then_some(name)
+        (same && check_name(&person.name).is_ok()).then_some(person)
     }
 
-    /// The signed name in a request's cookies, if any.
-    pub fn name_in(&self, headers: &HeaderMap) -> Option<String> {
+    /// The signed person in a request's cookies, if any.
+    pub fn person_in(&self, headers: &HeaderMap) -> Option<Person> {
         headers
             .get_all(header::COOKIE)
             .iter()
@@ -124,8 +170,9 @@ impl Signer {
     }
 }
 
-/// `POST /name` with the name as the body: sets the signed cookie (an empty
-/// body forgets it). Only from the server's own pages.
+/// `POST /name` with the name as the body: sets the signed cookie, with the
+/// id the browser's cookie already has or a new one (an empty body forgets
+/// both). Only from the server's own pages.
 pub async fn set(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: String) -> Response {
     if !crate::host::origin_allowed(&headers, &shared.allowed_origins) {
         return (StatusCode::FORBIDDEN, "this origin may not set a name\n").into_response();
@@ -142,10 +189,15 @@ pub async fn set(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: St
         Ok(name) => name,
         Err(e) => return (StatusCode::BAD_REQUEST, format!("{e}\n")).into_response(),
     };
+    let person = match shared.signer.person_in(&headers) {
+        Some(known) => Person { name, ..known },
+        None => Person::new(name),
+    };
     let cookie = format!(
         "{COOKIE}={}; Path=/; Max-Age={COOKIE_SECONDS}; SameSite=Lax; HttpOnly",
-        shared.signer.sign(&name)
+        shared.signer.sign(&person)
     );
+    let name = person.name;
     (
         [(header::SET_COOKIE, cookie)],
         axum::Json(serde_json::json!({ "name": name })),
@@ -177,18 +229,26 @@ mod tests {
     #[test]
     fn a_signed_name_reads_back_and_a_forged_one_does_not() {
         let signer = Signer::new(b"secret".to_vec());
-        let cookie = signer.sign("Ada Lovelace");
-        assert_eq!(signer.verify(&cookie).as_deref(), Some("Ada Lovelace"));
-        let forged = format!("{}.{}", hex(b"Admin"), cookie.split('.').nth(1).unwrap());
+        let ada = Person::new("Ada Lovelace".into());
+        let cookie = signer.sign(&ada);
+        assert_eq!(signer.verify(&cookie), Some(ada.clone()));
+        let parts: Vec<&str> = cookie.split('.').collect();
+        let forged = format!("{}.{}.{}", parts[0], hex(b"Admin"), parts[2]);
         assert_eq!(signer.verify(&forged), None);
+        // Another's id with Ada's name and signature: refused too.
+        let stolen = format!("{}.{}.{}", "0".repeat(16), parts[1], parts[2]);
+        assert_eq!(signer.verify(&stolen), None);
         assert_eq!(Signer::new(b"other".to_vec()).verify(&cookie), None);
         assert_eq!(signer.verify("zz.zz"), None);
+        // The first servers' cookies (no id) are not read.
+        assert_eq!(signer.verify(&format!("{}.{}", parts[1], parts[2])), None);
+        assert_ne!(Person::new("Ada".into()).id, Person::new("Ada".into()).id);
         let mut headers = HeaderMap::new();
         headers.insert(
             header::COOKIE,
             format!("a=b; {COOKIE}={cookie}; c=d").parse().unwrap(),
         );
-        assert_eq!(signer.name_in(&headers).as_deref(), Some("Ada Lovelace"));
+        assert_eq!(signer.person_in(&headers), Some(ada));
     }
 
     #[test]

@@ -97,8 +97,9 @@ function clockLeft(color) {
   const ms = c[color + "_ms"];
   return c.running === color ? ms - (performance.now() - S.stateAt) : ms;
 }
-function bar(el, color, player, name, score, {clock = null, running = false, online = true, turn = false, mine = false} = {}) {
-  let html = `<span class="who"><i class="dot ${color[0]}"></i> ${playerLabel(player, name, mine)}${online ? "" : ' <small>(away)</small>'} <small>${Number.isFinite(score) ? score : "?"} pts</small>${turn ? " ◀" : ""}</span>`;
+function bar(el, color, player, name, score, {clock = null, running = false, online = true, turn = false, mine = false, rating = null} = {}) {
+  const rated = rating === null || rating === undefined ? "" : ` <small class="rating" title="rating (Glicko-2)">(${rating})</small>`;
+  let html = `<span class="who"><i class="dot ${color[0]}"></i> ${playerLabel(player, name, mine)}${rated}${online ? "" : ' <small>(away)</small>'} <small>${Number.isFinite(score) ? score : "?"} pts</small>${turn ? " ◀" : ""}</span>`;
   if (clock !== null) html += `<span class="clock${running ? " run" : ""}${running && clock < 10000 ? " low" : ""}" data-color="${color}">${fmtClock(clock)}</span>`;
   el.innerHTML = html;
 }
@@ -181,7 +182,7 @@ function renderLobby() {
   const clock = c => c === "none" ? "no clock" : esc(c);
   $("seeks").innerHTML = l.seeks.length ? l.seeks.map(s =>
     (s.yours ? `<li><span>Your challenge · you play ${esc(s.color)} · ${clock(s.clock)} · <i>waiting for someone to accept…</i></span>`
-      : `<li><span>${s.name ? esc(s.name) : "Anonymous"} · plays ${esc(s.color)} · ${clock(s.clock)}</span>`) +
+      : `<li><span>${s.name ? esc(s.name) : "Anonymous"}${s.rating === null ? "" : ` (${s.rating})`} · plays ${esc(s.color)} · ${clock(s.clock)}</span>`) +
     (s.yours ? `<button data-cancel>Withdraw</button>` : `<button class="primary" data-accept="${s.id}">Accept</button>`) + "</li>").join("")
     : `<li class="empty">None open. Open one: anyone may accept it.</li>`;
   S.liveExtra = [];
@@ -348,8 +349,8 @@ function renderGame() {
   drawBoard(text, {last, dests, selected: S.selected, flip});
   const p = parse(text), c = st.clock;
   const sides = {
-    black: [st.black, st.names[0], p.black, {clock: c ? clockLeft("black") : null, running: c && c.running === "black", online: st.connected[0], turn: !st.game_over && st.turn === "black", mine: S.role === "black"}],
-    white: [st.white, st.names[1], p.white, {clock: c ? clockLeft("white") : null, running: c && c.running === "white", online: st.connected[1], turn: !st.game_over && st.turn === "white", mine: S.role === "white"}],
+    black: [st.black, st.names[0], p.black, {clock: c ? clockLeft("black") : null, running: c && c.running === "black", online: st.connected[0], turn: !st.game_over && st.turn === "black", mine: S.role === "black", rating: st.ratings[0]}],
+    white: [st.white, st.names[1], p.white, {clock: c ? clockLeft("white") : null, running: c && c.running === "white", online: st.connected[1], turn: !st.game_over && st.turn === "white", mine: S.role === "white", rating: st.ratings[1]}],
   };
   const [low, high] = flip ? ["white", "black"] : ["black", "white"];
   bar($("bottom"), low, ...sides[low]);

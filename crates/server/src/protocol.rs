@@ -109,6 +109,8 @@ pub enum ServerMessage {
         clocks: Vec<String>,
         /// Your display name (from your cookie), if you gave one.
         name: Option<String>,
+        /// Your rating, once you have played a rated game.
+        rating: Option<i32>,
         /// The player that analyses positions.
         analysis: String,
     },
@@ -206,6 +208,8 @@ pub struct GameState {
     /// Who asks to take back their last move (`black` or `white`), if
     /// someone does.
     pub takeback: Option<String>,
+    /// The seated people's ratings (black, white), where they have one.
+    pub ratings: [Option<i32>; 2],
     /// Why the game cannot go on for now (the server cannot save its
     /// moves), if so.
     pub stopped: Option<String>,
@@ -218,6 +222,8 @@ pub struct SeekLine {
     pub id: u64,
     /// The challenger's display name, if any.
     pub name: Option<String>,
+    /// The challenger's rating, if they have one.
+    pub rating: Option<i32>,
     /// The colour the challenger plays: `black`, `white` or `random`.
     pub color: String,
     /// The time control, or `none`.

@@ -93,7 +93,7 @@ async fn websocket(
         )
             .into_response();
     }
-    let name = shared.signer.name_in(&headers);
+    let person = shared.signer.person_in(&headers);
     let limits = &shared.limits;
     // Buffers sized to the messages: tungstenite's defaults (128 KiB each,
     // the read buffer zero-filled at once) would cost every idle connection
@@ -103,5 +103,5 @@ async fn websocket(
         .read_buffer_size(limits.max_message_bytes + ws::FRAME_HEADER_BYTES)
         .write_buffer_size(limits.max_message_bytes)
         .max_write_buffer_size(limits.max_write_buffer)
-        .on_upgrade(move |socket| ws::connection(socket, shared, peer, name))
+        .on_upgrade(move |socket| ws::connection(socket, shared, peer, person))
 }

@@ -18,6 +18,7 @@
 //! take a seat.
 
 mod lock;
+mod players;
 mod reader;
 mod schema;
 
@@ -174,6 +175,9 @@ pub struct StoredGame {
     pub reason: Option<String>,
     /// The people's display names, Black's then White's, when they gave one.
     pub names: [Option<String>; 2],
+    /// The ids of the people who sat there (from their name cookies), when
+    /// they had one.
+    pub people: [Option<String>; 2],
     /// Its time control, if it has a clock.
     pub time_control: Option<TimeControl>,
 }
@@ -249,6 +253,8 @@ pub struct NewGame<'a> {
     pub players: [&'a str; 2],
     /// The people's names, Black's then White's.
     pub names: [Option<&'a str>; 2],
+    /// The people's ids (from their name cookies), Black's then White's.
+    pub people: [Option<&'a str>; 2],
     /// The address that created it.
     pub owner: &'a str,
     /// Its time control.
@@ -346,8 +352,8 @@ impl Store {
         let ms = |d: Duration| d.as_millis() as i64;
         tx.execute(
             "INSERT INTO games (black, white, owner, created, black_name, white_name,
-                                base_ms, increment_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                                base_ms, increment_ms, black_player, white_player)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 game.players[0],
                 game.players[1],
@@ -357,6 +363,8 @@ impl Store {
                 game.names[1],
                 game.time_control.map(|tc| ms(tc.base)),
                 game.time_control.map(|tc| ms(tc.increment)),
+                game.people[0],
+                game.people[1],
             ],
         )?;
         let id = tx.last_insert_rowid();
@@ -433,20 +441,22 @@ impl Store {
         Ok(())
     }
 
-    /// Gives seat `color` of game `id` a display name.
-    pub fn set_name(
+    /// Gives seat `color` of game `id` the person who sat there: their
+    /// display name and their id.
+    pub fn set_person(
         &mut self,
         id: u64,
         color: Color,
-        name: Option<&str>,
+        name: &str,
+        person: &str,
     ) -> Result<(), StoreError> {
-        let column = match color {
-            Color::Black => "black_name",
-            Color::White => "white_name",
+        let side = match color {
+            Color::Black => "black",
+            Color::White => "white",
         };
         self.db.execute(
-            &format!("UPDATE games SET {column} = ?1 WHERE id = ?2"),
-            params![name, id as i64],
+            &format!("UPDATE games SET {side}_name = ?1, {side}_player = ?2 WHERE id = ?3"),
+            params![name, person, id as i64],
         )?;
         Ok(())
     }
@@ -519,7 +529,8 @@ fn load(db: &Connection, id: u64) -> Result<Option<StoredGame>, StoreError> {
     let game = db
         .prepare_cached(
             "SELECT black, white, owner, created, finished, result, reason,
-                    black_name, white_name, base_ms, increment_ms
+                    black_name, white_name, base_ms, increment_ms,
+                    black_player, white_player
              FROM games WHERE id = ?1",
         )?
         .query_row(params![id as i64], |r| {
@@ -543,6 +554,7 @@ fn load(db: &Connection, id: u64) -> Result<Option<StoredGame>, StoreError> {
                 result: r.get(5)?,
                 reason: r.get(6)?,
                 names: [r.get(7)?, r.get(8)?],
+                people: [r.get(11)?, r.get(12)?],
                 time_control,
             })
         })
@@ -629,6 +641,7 @@ mod tests {
             .create_game(&NewGame {
                 players: ["human", "random"],
                 names: [Some("Ada"), None],
+                people: [Some("00000000000000ad"), None],
                 owner: "127.0.0.1",
                 time_control: Some(tc),
                 keys: &keys,
@@ -648,6 +661,7 @@ mod tests {
         assert_eq!(g.clocks, vec![Some(left)]);
         assert_eq!(g.time_control, Some(tc));
         assert_eq!(g.names, [Some("Ada".to_string()), None]);
+        assert_eq!(g.people, [Some("00000000000000ad".to_string()), None]);
         let reader = s.reader(1).unwrap();
         assert!(reader.finished(None, 10).unwrap().is_empty());
         let ending = Ending {

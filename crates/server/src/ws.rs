@@ -12,6 +12,7 @@
 //! | 1009 | a message over the size limit |
 
 use crate::hub::ConnId;
+use crate::names::Person;
 use crate::net::Peer;
 use crate::protocol::ServerMessage;
 use crate::Shared;
@@ -67,9 +68,14 @@ fn close_for(error: &axum::Error) -> Option<CloseFrame> {
     }
 }
 
-/// Serves one upgraded connection until it ends; `name` is its person's
-/// display name, from their cookie.
-pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer, name: Option<String>) {
+/// Serves one upgraded connection until it ends; `person` is who the name
+/// cookie says they are.
+pub async fn connection(
+    socket: WebSocket,
+    shared: Arc<Shared>,
+    peer: Peer,
+    person: Option<Person>,
+) {
     let limits = shared.limits.clone();
     let write_timeout = limits.write_timeout;
     let id: ConnId = shared.next_conn.fetch_add(1, Ordering::Relaxed);
@@ -85,7 +91,9 @@ pub async fn connection(socket: WebSocket, shared: Arc<Shared>, peer: Peer, name
     let (sink, mut stream) = socket.split();
     let (close_tx, close_rx) = tokio::sync::oneshot::channel::<Option<CloseFrame>>();
     let writer = tokio::spawn(write_loop(sink, rx, close_rx, write_timeout));
-    let hello = shared.hub().connect(id, &peer.addr.ip().to_string(), name);
+    let hello = shared
+        .hub()
+        .connect(id, &peer.addr.ip().to_string(), person);
     shared.dispatch(hello);
 
     let mut shutdown = shared.shutdown.subscribe();

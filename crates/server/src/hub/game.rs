@@ -4,6 +4,7 @@
 use super::ConnId;
 use crate::clock::Clock;
 use crate::protocol::{ClockState, GameState, LiveGame};
+use crate::rating::Rating;
 use crate::store::{KeyHash, StoredGame};
 use std::time::{Duration, Instant};
 use yolah::{Color, Move, Position};
@@ -90,6 +91,10 @@ pub(super) struct Game {
     pub(super) seats: [Seat; 2],
     /// The people's display names, where they gave one.
     pub(super) names: [Option<String>; 2],
+    /// The people's ids (from their name cookies), where they had one.
+    pub(super) people: [Option<String>; 2],
+    /// Their ratings, as known to this process (shown in the state).
+    pub(super) ratings: [Option<Rating>; 2],
     pub(super) watchers: Vec<ConnId>,
     /// The watch key, while this process knows it (keys are stored hashed,
     /// so a game loaded from the database has none to hand out).
@@ -133,6 +138,8 @@ impl Game {
             moves: Vec::new(),
             seats,
             names: [None, None],
+            people: [None, None],
+            ratings: [None, None],
             watchers: Vec::new(),
             watch_key: None,
             owner,
@@ -181,6 +188,7 @@ impl Game {
         game.pos = pos;
         game.moves = g.moves.clone();
         game.names = g.names.clone();
+        game.people = g.people.clone();
         game.ending = ending;
         game.finished_at = over.then_some(now);
         game.unseated_since = Some(now);
@@ -262,6 +270,7 @@ impl Game {
             draw_offer: self.draw_offer.map(|c| c.name().to_string()),
             rematch: self.rematch.map(|c| c.name().to_string()),
             takeback: self.takeback.map(|c| c.name().to_string()),
+            ratings: self.ratings.map(|r| r.map(Rating::shown)),
             stopped: self.stopped.clone(),
         }
     }

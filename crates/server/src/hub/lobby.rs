@@ -13,6 +13,7 @@ use super::seats::Start;
 use super::{ConnId, Hub, Outbox};
 use crate::clock::{TimeControl, UNTIMED};
 use crate::protocol::{LiveGame, Lobby, SeekLine, ServerMessage};
+use crate::rating::Rating;
 
 /// Games in the lobby's live list (`GET /live` pages through the rest).
 pub const LIVE_IN_LOBBY: usize = 20;
@@ -197,6 +198,11 @@ impl Hub {
                     SeekLine {
                         id: s.id,
                         name: s.name.clone(),
+                        rating: self
+                            .conns
+                            .get(&s.conn)
+                            .and_then(|c| c.rating)
+                            .map(Rating::shown),
                         color: s.color.clone(),
                         clock: s.control.map_or(UNTIMED.to_string(), |c| c.to_string()),
                         yours: false,

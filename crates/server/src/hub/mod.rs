@@ -13,7 +13,9 @@
 
 use crate::clock::TimeControl;
 use crate::limits::Limits;
+use crate::names::Person;
 use crate::protocol::{ClientMessage, Level, ServerMessage};
+use crate::rating::Rating;
 use crate::search::{Job, Outcome as SearchOutcome, Target};
 #[cfg(test)]
 use crate::store::StoreError;
@@ -30,6 +32,7 @@ mod analysis;
 mod game;
 mod lobby;
 mod play;
+mod ratings;
 mod seats;
 mod takeback;
 
@@ -109,6 +112,10 @@ struct Conn {
     addr: String,
     /// The display name from the connection's cookie.
     name: Option<String>,
+    /// The person's id from the same cookie.
+    person: Option<String>,
+    /// Their rating, once they have played a rated game.
+    rating: Option<Rating>,
     joined: Option<(u64, Role)>,
     /// Whether it hears of the lobby's changes.
     lobby: bool,
@@ -180,14 +187,26 @@ impl Hub {
         self.games.len()
     }
 
-    /// A new connection from `addr`, its display name `name`: tell it what
-    /// is offered.
-    pub fn connect(&mut self, conn: ConnId, addr: &str, name: Option<String>) -> Outbox {
+    /// A new connection from `addr`, from `person` (their name cookie) if
+    /// they have one: tell it what is offered.
+    pub fn connect(&mut self, conn: ConnId, addr: &str, person: Option<Person>) -> Outbox {
+        let rating = person
+            .as_ref()
+            .and_then(|p| match self.store.rating(&p.id) {
+                Ok(rating) => rating,
+                Err(e) => {
+                    eprintln!("yolah serve: a rating could not be read: {e}");
+                    None
+                }
+            });
+        let (person, name) = person.map(|p| (p.id, p.name)).unzip();
         self.conns.insert(
             conn,
             Conn {
                 addr: addr.to_string(),
                 name: name.clone(),
+                person,
+                rating,
                 joined: None,
                 lobby: false,
                 seek: None,
@@ -204,6 +223,7 @@ impl Hub {
                 levels: self.offer.levels.clone(),
                 clocks,
                 name,
+                rating: rating.map(Rating::shown),
                 analysis: self.offer.analysis.clone(),
             },
         );

@@ -156,6 +156,7 @@ impl Hub {
             stop.request();
         }
         self.lobby_changed = true;
+        self.rate(id);
     }
 
     /// Ends game `id` without a move (a resignation, a flag, a draw), once

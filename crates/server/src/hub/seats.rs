@@ -123,14 +123,16 @@ impl Hub {
                 hashes.push((hash_key(k), Role::Seat(COLORS[i])));
             }
         }
-        let names: [Option<String>; 2] = s
-            .conns
-            .map(|c| c.and_then(|c| self.conns.get(&c)?.name.clone()));
+        let conn_of = |c: Option<ConnId>| c.and_then(|c| self.conns.get(&c));
+        let names: [Option<String>; 2] = s.conns.map(|c| conn_of(c)?.name.clone());
+        let people: [Option<String>; 2] = s.conns.map(|c| conn_of(c)?.person.clone());
+        let ratings = s.conns.map(|c| conn_of(c)?.rating);
         let id = self
             .store
             .create_game(&NewGame {
                 players: [&s.players[0], &s.players[1]],
                 names: [names[0].as_deref(), names[1].as_deref()],
+                people: [people[0].as_deref(), people[1].as_deref()],
                 owner: &s.owner,
                 time_control: s.control,
                 keys: &hashes,
@@ -144,6 +146,8 @@ impl Hub {
         });
         let mut game = Game::new(id, seats, s.owner, s.control.map(Clock::new));
         game.names = names;
+        game.people = people;
+        game.ratings = ratings;
         game.watch_key = Some(watch_key.clone());
         for &(hash, role) in &hashes {
             self.keys.insert(hash, (id, role));
@@ -203,7 +207,11 @@ impl Hub {
 
     /// `conn` takes seat `c` of game `id` with its key.
     fn sit(&mut self, conn: ConnId, id: u64, c: Color, key: &str) -> Outbox {
-        let name = self.conns.get(&conn).and_then(|c| c.name.clone());
+        let (name, person, rating) = self
+            .conns
+            .get(&conn)
+            .map(|c| (c.name.clone(), c.person.clone(), c.rating))
+            .unwrap_or_default();
         let game = self.games.get_mut(&id).expect("find loads the game");
         let seat = &mut game.seats[c as usize];
         if seat.present() {
@@ -216,13 +224,19 @@ impl Hub {
         if game.unseated_since.take().is_some() {
             self.lobby_changed = true;
         }
-        // A person who comes with a name, to a seat that has none, gives it.
-        if game.names[c as usize].is_none() && name.is_some() {
-            if let Err(e) = self.store.set_name(id, c, name.as_deref()) {
+        // A person who comes with a name, to a seat that has none, gives it
+        // (and their id, which their rating belongs to).
+        let i = c as usize;
+        if let (None, Some(name), Some(person)) = (&game.names[i], &name, &person) {
+            if let Err(e) = self.store.set_person(id, c, name, person) {
                 eprintln!("yolah serve: game {id}: the name was not saved: {e}");
             } else {
-                game.names[c as usize] = name;
+                game.names[i] = Some(name.clone());
+                game.people[i] = Some(person.clone());
             }
+        }
+        if person.is_some() && game.people[i] == person {
+            game.ratings[i] = rating;
         }
         let watch = game.watch_key.clone();
         if let Some(cn) = self.conns.get_mut(&conn) {

@@ -47,6 +47,19 @@ const STEPS: &[&str] = &[
     CREATE INDEX games_owner_created ON games(owner, created);
     CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
     ",
+    // 2: who sat in each seat (the id in their name cookie), and the
+    // people's Glicko-2 ratings.
+    "
+    ALTER TABLE games ADD COLUMN black_player TEXT;
+    ALTER TABLE games ADD COLUMN white_player TEXT;
+    CREATE TABLE players (
+        id         TEXT PRIMARY KEY,
+        rating     REAL NOT NULL,
+        deviation  REAL NOT NULL,
+        volatility REAL NOT NULL,
+        games      INTEGER NOT NULL
+    );
+    ",
 ];
 
 /// Sets the connection up (write-ahead log, foreign keys) and brings the

@@ -3,7 +3,7 @@
 // Cy watching. Checks the issue's list: the home page's board and rules,
 // a challenge opened by one and accepted by the other, a timed game lost
 // on time, a rematch, a draw agreed, a friend invited by link, a move
-// taken back, and a game
+// taken back, and a rated game
 // typed move by move in which the server plays two passes (shown as
 // "pass"), the solver's result on the analysis board, the live list
 // updated by itself, a game against the computer by clicks, a
@@ -217,6 +217,10 @@ try {
   }
   await waitText(ada, "#result", "You win \\(Black\\): neither side can move");
   await waitText(bob, "#result", "You lose \\(Black wins\\)");
+  // A game between two named people, both having moved: rated.
+  const [adaRating, bobRating] = await ada.evaluate(() => S.state.ratings);
+  check(adaRating > 1500 && bobRating < 1500, `ratings ${adaRating}, ${bobRating}`);
+  check((await text(ada, "#bottom")).includes(`(${adaRating})`) && (await text(bob, "#top")).includes(`(${adaRating})`), "ratings on the bars");
   const heard = await ada.evaluate(() => sound.played), bobHeard = await bob.evaluate(() => sound.played);
   check(heard >= passGame.length / 2 && bobHeard === 0, `sounds: Ada ${heard}, Bob (muted) ${bobHeard}`);
   const shownMoves = await ada.locator("#moves .m").allTextContents();
@@ -225,7 +229,7 @@ try {
   check(/^Game over · Black \d+ points, White \d+$/.test(await text(bob, "#status")), "the final score");
   await bob.evaluate(() => scrollTo(0, 0));
   await shot(bob, "over-phone");
-  log(`a friend by link, ${passGame.length} plies typed or passed: ${await text(ada, "#result")}; moves 36–41 ${shownMoves.slice(35).join(" ")}; ${heard} sounds for Ada, none for Bob (muted)`);
+  log(`a friend by link, ${passGame.length} plies typed or passed: ${await text(ada, "#result")}; moves 36–41 ${shownMoves.slice(35).join(" ")}; ${heard} sounds for Ada, none for Bob (muted); ratings Ada ${adaRating}, Bob ${bobRating}`);
 
   // Its endgame on the analysis board: the solver's exact result.
   await ada.click("#analyse");

@@ -151,3 +151,43 @@ fn a_takeback_asked_and_accepted_goes_back_in_the_database_and_on_the_clocks() {
     h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
     assert!(errors(&h.handle(1, TAKEBACK))[0].contains("between people"));
 }
+
+#[test]
+fn a_game_between_two_named_people_moves_their_ratings() {
+    let mut h = hub();
+    two_people(&mut h, "none");
+    // Resigned before White moved: not rated.
+    h.handle(1, &mv("d5:b7"));
+    let out = h.handle(1, r#"{"type":"resign"}"#);
+    assert_eq!(state_to(&out, 2).ratings, [None, None]);
+
+    let mut h = hub();
+    two_people(&mut h, "none");
+    h.handle(1, &mv("d5:b7"));
+    h.handle(2, &mv("e5:c7"));
+    let out = h.handle(1, r#"{"type":"resign"}"#);
+    let [Some(black), Some(white)] = state_to(&out, 2).ratings else {
+        panic!("rated: {:?}", state_to(&out, 2).ratings)
+    };
+    let won = crate::rating::Rating::default().after(&[(Default::default(), 1.0)]);
+    assert_eq!((black, white), (3000 - won.shown(), won.shown()));
+    assert!(white > 1500);
+    // Bob comes back: greeted with his rating, shown with his challenge.
+    let out = h.connect(3, "10.0.0.3", Some(person("Bob")));
+    let ServerMessage::Hello { rating, .. } = &out.messages[0].1 else {
+        panic!("a hello first")
+    };
+    assert_eq!(*rating, Some(white));
+    let out = h.handle(3, r#"{"type":"seek","color":"black","clock":"none"}"#);
+    let ServerMessage::Lobby(lobby) = &out.messages.last().unwrap().1 else {
+        panic!("the lobby: {:?}", out.messages)
+    };
+    assert_eq!(lobby.seeks[0].rating, Some(white));
+
+    // Against the computer, nothing is rated.
+    let mut h = hub();
+    h.connect(1, "a", Some(person("Ada")));
+    h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
+    let out = h.handle(1, r#"{"type":"resign"}"#);
+    assert_eq!(state_to(&out, 1).ratings, [None, None]);
+}

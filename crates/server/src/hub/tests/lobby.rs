@@ -51,8 +51,8 @@ fn challenges_are_bounded_in_all_and_per_address() {
 #[test]
 fn a_challenge_is_accepted_by_someone_else_and_the_game_starts() {
     let mut h = hub();
-    h.connect(1, "10.0.0.1", Some("Ada".into()));
-    h.connect(2, "10.0.0.2", Some("Bob".into()));
+    h.connect(1, "10.0.0.1", Some(person("Ada")));
+    h.connect(2, "10.0.0.2", Some(person("Bob")));
     let out = h.handle(2, r#"{"type":"lobby"}"#);
     assert!(lobby_to(&out, 2).seeks.is_empty());
     let out = h.handle(1, SEEK);

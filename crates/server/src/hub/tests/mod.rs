@@ -137,6 +137,14 @@ pub(super) fn welcome_to(out: &Outbox, conn: ConnId) -> (String, String) {
         .unwrap_or_else(|| panic!("no welcome to {conn}: {:?}", errors(out)))
 }
 
+/// Someone who came with a name cookie: `name`, their id made of it.
+pub(super) fn person(name: &str) -> Person {
+    Person {
+        id: format!("{:0>16}", name.to_lowercase()),
+        name: name.into(),
+    }
+}
+
 pub(super) fn join(key: &str) -> String {
     format!(r#"{{"type":"join","key":"{key}"}}"#)
 }
@@ -147,8 +155,8 @@ pub(super) fn mv(m: &str) -> String {
 
 /// A game between connections 1 (Black) and 2 (White) with `clock`.
 pub(super) fn two_people(h: &mut Hub, clock: &str) -> u64 {
-    h.connect(1, "10.0.0.1", Some("Ada".into()));
-    h.connect(2, "10.0.0.2", Some("Bob".into()));
+    h.connect(1, "10.0.0.1", Some(person("Ada")));
+    h.connect(2, "10.0.0.2", Some(person("Bob")));
     let out = h.handle(
         1,
         &format!(r#"{{"type":"new","opponent":"human","color":"black","clock":"{clock}"}}"#),
