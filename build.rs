@@ -17,7 +17,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build/static_link.rs");
     write_magic_tables();
     // The examples show the engine's start-up cost: none.
-    static_link::link_statically("examples");
+    static_link::link_statically("examples", static_link::Link::Static);
 }
 
 fn write_out(name: &str, tokens: TokenStream) {

@@ -14,17 +14,21 @@
 //! cannot be. So [`link_statically`] writes, in `OUT_DIR`, one small linker
 //! script per such name that stands for its static archive (`libc.so`
 //! holding `GROUP(-l:libc.a -l:libgcc_eh.a -l:libgcc.a)`), puts that
-//! directory in the library search path, and asks for a static program
-//! that is not position independent (`-no-pie -static`), for the targets
-//! named only.
+//! directory in the library search path, and asks for a static program,
+//! for the targets named only: position independent
+//! (`-static-pie`) or not (`-no-pie -static`), as [`Link`] says.
 //!
-//! Not position independent: the program's own code and data sit at a
-//! fixed address (the stack, heap and mappings are still randomised). A
-//! static PIE (`-static-pie`) keeps that randomisation too, but relocates
-//! itself at every start: about 10,000 relocations over 120 KB of
-//! pointers for `yolah`, which cost `yolah perft 1` between 0.1 and
-//! 0.35 ms (30-40 more page faults) on a shared machine, and took it from
-//! 1.03 to 1.4 times a bare process.
+//! A static PIE keeps the address randomisation of the program's own code
+//! and data, and relocates itself at every start: about 10,000 relocations
+//! over 120 KB of pointers for `yolah`, some 0.1 ms and 20 more page
+//! faults. `yolah perft 1` then takes 1.1 to 1.2 times a bare process,
+//! against 1.0 for a fixed address (docs/measurements.md). The `yolah`
+//! command listens on the network (`yolah serve`), so it keeps the
+//! randomisation by default; the environment variable `YOLAH_LINK` chooses
+//! at build time: `static-pie` (the default), `static` (a fixed address,
+//! the fastest start) or `dynamic` (as rustc links by default). The
+//! engine's examples, which only compute, are static at a fixed address:
+//! they show the engine's own start-up cost, none.
 //!
 //! When a static archive is missing (a system without static glibc), or
 //! when cross-compiling, the programs are linked as usual and a warning
@@ -46,11 +50,34 @@ const SCRIPTS: [(&str, &str); 7] = [
     ("c", "GROUP(-l:libc.a -l:libgcc_eh.a -l:libgcc.a)"),
 ];
 
-/// Links the targets `which` names statically, when the target is Linux
-/// with glibc and the static archives are installed. `which` is the tail
-/// of Cargo's `rustc-link-arg-…` instruction: `bins`, `examples`,
-/// `bin=NAME`.
-pub fn link_statically(which: &str) {
+/// How a program is linked statically.
+#[derive(Clone, Copy)]
+pub enum Link {
+    /// At a fixed address (`-no-pie -static`).
+    Static,
+    /// Position independent, randomised at every start (`-static-pie`).
+    StaticPie,
+}
+
+/// The link `YOLAH_LINK` asks for, `default` when it is not set; `None`
+/// for `dynamic`.
+#[allow(dead_code)] // the engine's build script links its examples one way
+pub fn link_from_env(default: Link) -> Option<Link> {
+    println!("cargo:rerun-if-env-changed=YOLAH_LINK");
+    match std::env::var("YOLAH_LINK").unwrap_or_default().as_str() {
+        "" => Some(default),
+        "static" => Some(Link::Static),
+        "static-pie" => Some(Link::StaticPie),
+        "dynamic" => None,
+        other => panic!("YOLAH_LINK={other}: it must be static-pie, static or dynamic"),
+    }
+}
+
+/// Links the targets `which` names statically, as `link` says, when the
+/// target is Linux with glibc and the static archives are installed.
+/// `which` is the tail of Cargo's `rustc-link-arg-…` instruction: `bins`,
+/// `examples`, `bin=NAME`.
+pub fn link_statically(which: &str, link: Link) {
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") != "linux"
         || var("CARGO_CFG_TARGET_ENV") != "gnu"
@@ -84,11 +111,11 @@ pub fn link_statically(which: &str) {
         std::fs::write(&path, format!("{script}\n"))
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
     }
-    for arg in [
-        "-no-pie".to_string(),
-        "-static".into(),
-        format!("-L{}", dir.display()),
-    ] {
+    let kind = match link {
+        Link::StaticPie => vec!["-static-pie".to_string()],
+        Link::Static => vec!["-no-pie".to_string(), "-static".into()],
+    };
+    for arg in kind.into_iter().chain([format!("-L{}", dir.display())]) {
         println!("cargo:rustc-link-arg-{which}={arg}");
     }
 }
