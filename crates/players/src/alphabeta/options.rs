@@ -129,9 +129,9 @@ impl Default for SearchOptions {
             lmr: true,
             rfp: true,
             lmp: true,
-            aspiration: false,
+            aspiration: true,
             countermove: false,
-            time_management: false,
+            time_management: true,
             eval_order: false,
         }
     }
