@@ -45,7 +45,7 @@ fn players(c: &mut Criterion) {
 }
 
 fn network(c: &mut Criterion) {
-    let net = QuantNet::default_net();
+    let net = QuantNet::gen2();
     let positions = sample_positions(1024, 11);
     let states: Vec<_> = positions.iter().map(|p| net.accumulators(p)).collect();
     let moves: Vec<_> = positions.iter().map(|p| p.legal_moves()[0]).collect();

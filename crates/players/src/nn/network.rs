@@ -109,7 +109,9 @@ mod tests {
 
     #[test]
     fn both_formats_load_and_bad_files_say_why() {
-        assert!(matches!(Network::shipped(), Network::V1(_)));
+        assert!(matches!(Network::shipped(), Network::W128(_)));
+        let gen2 = Network::from_bytes(crate::nn::GEN2_NET).unwrap();
+        assert!(matches!(gen2, Network::V1(_)));
         for width in v2::WIDTHS {
             let bytes = v2::FloatNet::random(width, 1).to_bytes();
             assert_eq!(Network::from_bytes(&bytes).unwrap().hidden1(), width);

@@ -98,11 +98,11 @@ impl QuantNet {
         self.hidden1
     }
 
-    /// The shipped network.
-    pub fn default_net() -> QuantNet {
-        FloatNet::from_bytes(super::DEFAULT_NET)
+    /// gen2, the last shipped network of this format.
+    pub fn gen2() -> QuantNet {
+        FloatNet::from_bytes(super::GEN2_NET)
             .and_then(|net| QuantNet::new(&net))
-            .expect("the shipped network is valid")
+            .expect("gen2 is valid")
     }
 
     /// Accumulators of `pos` from scratch.
@@ -222,12 +222,12 @@ impl Evaluator for QuantNet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::{active_features, DEFAULT_NET};
+    use crate::nn::{active_features, GEN2_NET};
     use yolah::Rng;
 
     #[test]
     fn expected_results_of_both_sides_add_up_to_one() {
-        let net = QuantNet::default_net();
+        let net = QuantNet::gen2();
         let mut rng = Rng::new(5);
         let mut pos = Position::START;
         while !pos.is_game_over() {
@@ -244,13 +244,13 @@ mod tests {
 
     #[test]
     fn quantised_agrees_with_float_and_updates_match_a_fresh_count() {
-        let shipped = FloatNet::from_bytes(DEFAULT_NET).unwrap();
-        assert_eq!(shipped.hidden1, 128);
+        let gen2 = FloatNet::from_bytes(GEN2_NET).unwrap();
+        assert_eq!(gen2.hidden1, 128);
         // The 64-wide net shipped before still loads and runs.
         let gen1 = FloatNet::from_bytes(include_bytes!("../../nets/gen1.bin")).unwrap();
         assert_eq!(gen1.hidden1, 64);
         let nets = [
-            shipped,
+            gen2,
             gen1,
             FloatNet::random(16, 1),
             FloatNet::random(128, 2),
@@ -285,7 +285,7 @@ mod tests {
 
     #[test]
     fn weights_out_of_range_are_refused() {
-        let mut net = FloatNet::from_bytes(DEFAULT_NET).unwrap();
+        let mut net = FloatNet::from_bytes(GEN2_NET).unwrap();
         net.w2[7] = 40.0;
         let e = QuantNet::new(&net).unwrap_err().to_string();
         assert!(e.contains("within ±32"), "{e}");
