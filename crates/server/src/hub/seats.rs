@@ -157,7 +157,10 @@ impl Hub {
         self.lobby_changed = true;
         for (i, &conn) in s.conns.iter().enumerate() {
             let Some(conn) = conn else { continue };
+            // A challenger may watch a game while waiting: a connection is
+            // in one game at a time, so it leaves that one first.
             out.extend(self.withdraw_seek(conn));
+            out.extend(self.leave(conn));
             let color = COLORS[i];
             if let Some(c) = self.conns.get_mut(&conn) {
                 c.joined = Some((id, Role::Seat(color)));
