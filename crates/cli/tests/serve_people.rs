@@ -1,6 +1,6 @@
 //! Attacks on what people do together, against a separate `yolah serve`
-//! process: challenges, takebacks and ratings, as a hostile client would
-//! try them.
+//! process, as a hostile client would try them: challenges, and ratings
+//! farmed with two cookies.
 
 mod serving;
 
@@ -50,4 +50,81 @@ async fn an_accepted_challenger_stops_watching() {
     let answer = next_where(&mut watcher, |m| m["type"] != "hello").await;
     assert_eq!(answer["type"], "welcome", "{answer}");
     assert_eq!(answer["role"], "watcher", "{answer}");
+}
+
+/// `POST /name` with `name`, bringing `cookie` if given: the status, and
+/// the cookie the answer sets (`yolah_name=…`), or the body if none.
+async fn post_name(addr: &str, name: &str, cookie: Option<&str>) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
+    let request = format!(
+        "POST /name HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\n{cookie}\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{name}",
+        name.len()
+    );
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).await.unwrap();
+    let status = answer.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let set = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next());
+    let body = answer.split_once("\r\n\r\n").map_or("", |x| x.1);
+    (status, set.unwrap_or(body).to_string())
+}
+
+/// A WebSocket to `addr` from the local address `from`, bringing
+/// `cookie`: its `hello` read.
+async fn client_with_cookie_from(addr: &str, cookie: &str, from: &str) -> (Ws, Value) {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("Cookie", cookie.parse().unwrap());
+    let stream = tokio_tungstenite::MaybeTlsStream::Plain(tcp_from(addr, from).await);
+    let (mut ws, _) = tokio_tungstenite::client_async(request, stream)
+        .await
+        .unwrap();
+    let hello = next(&mut ws).await;
+    (ws, hello)
+}
+
+/// One person with two cookies farms a rating by resigning one's games to
+/// the other: from one machine, games between them are not rated (30 such
+/// games took a rating from 1500 to 2162 before); from a second address
+/// the same game is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_machine_cannot_farm_a_rating_with_two_cookies() {
+    let s = serve(&["--db", ":memory:"]);
+    let (_, farmer) = post_name(&s.addr, "Farmer", None).await;
+    for (from, rated) in [
+        ("127.0.0.1", false),
+        ("127.0.0.1", false),
+        ("127.0.0.2", true),
+    ] {
+        let (_, sock) = post_name(&s.addr, "Sock", None).await;
+        let (mut winner, _) = client_with_cookie_from(&s.addr, &farmer, "127.0.0.1").await;
+        let invite = open_game(&mut winner).await["invite"].clone();
+        let (mut loser, _) = client_with_cookie_from(&s.addr, &sock, from).await;
+        send(&mut loser, json!({"type": "join", "key": invite})).await;
+        next_where(&mut winner, |m| {
+            m["type"] == "state" && m["connected"][1] == true
+        })
+        .await;
+        send(&mut winner, json!({"type": "move", "move": "d5:b7"})).await;
+        next_where(&mut loser, |m| m["type"] == "state" && m["turn"] == "white").await;
+        send(&mut loser, json!({"type": "move", "move": "e5:c7"})).await;
+        next_where(&mut loser, |m| m["type"] == "state" && m["turn"] == "black").await;
+        send(&mut loser, json!({"type": "resign"})).await;
+        let over = next_where(&mut winner, |m| {
+            m["type"] == "state" && m["game_over"] == true
+        })
+        .await;
+        assert_eq!(over["winner"], "black", "{over}");
+        assert_eq!(over["ratings"][0].is_i64(), rated, "from {from}: {over}");
+    }
+    let (_, hello) = client_with_cookie_from(&s.addr, &farmer, "127.0.0.1").await;
+    assert!(hello["rating"].as_i64().unwrap() > 1500, "{hello}");
 }

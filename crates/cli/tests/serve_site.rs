@@ -331,12 +331,20 @@ async fn post_name(addr: &str, name: &str, cookie: Option<&str>) -> (u16, String
 
 /// A WebSocket to `addr` bringing `cookie`, its `hello` read.
 async fn client_with_cookie(addr: &str, cookie: &str) -> (Ws, Value) {
+    client_with_cookie_from(addr, cookie, "127.0.0.1").await
+}
+
+/// [`client_with_cookie`] from the local address `from`.
+async fn client_with_cookie_from(addr: &str, cookie: &str, from: &str) -> (Ws, Value) {
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
     request
         .headers_mut()
         .insert("Cookie", cookie.parse().unwrap());
-    let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    let stream = tokio_tungstenite::MaybeTlsStream::Plain(tcp_from(addr, from).await);
+    let (mut ws, _) = tokio_tungstenite::client_async(request, stream)
+        .await
+        .unwrap();
     let hello = next(&mut ws).await;
     (ws, hello)
 }
@@ -391,7 +399,8 @@ async fn ratings_follow_the_person_across_games_names_and_restarts() {
     )
     .await;
     let invite = next_of(&mut black, "welcome").await["invite"].clone();
-    let (mut white, _) = client_with_cookie(&s.addr, &bob).await;
+    // From another address: one machine's games are not rated.
+    let (mut white, _) = client_with_cookie_from(&s.addr, &bob, "127.0.0.2").await;
     send(&mut white, json!({"type": "join", "key": invite})).await;
     send(&mut black, json!({"type": "move", "move": "d5:b7"})).await;
     state_after(&mut white, 1).await;

@@ -95,6 +95,9 @@ pub(super) struct Game {
     pub(super) people: [Option<String>; 2],
     /// Their ratings, as known to this process (shown in the state).
     pub(super) ratings: [Option<Rating>; 2],
+    /// The client address each seat was last taken from, as known to this
+    /// process: a game is rated only between two addresses.
+    pub(super) addrs: [Option<String>; 2],
     pub(super) watchers: Vec<ConnId>,
     /// The watch key, while this process knows it (keys are stored hashed,
     /// so a game loaded from the database has none to hand out).
@@ -140,6 +143,7 @@ impl Game {
             names: [None, None],
             people: [None, None],
             ratings: [None, None],
+            addrs: [None, None],
             watchers: Vec::new(),
             watch_key: None,
             owner,

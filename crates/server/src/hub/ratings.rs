@@ -1,6 +1,8 @@
 //! Ratings after a game between two people: rated when both came with a
-//! name cookie (two different ids) and each side made a move; each
-//! person's Glicko-2 rating moves by that one game.
+//! name cookie (two different ids), from two different client addresses
+//! (so that one person with two cookies cannot farm a rating from one
+//! machine), and each side made a move; each person's Glicko-2 rating
+//! moves by that one game.
 
 use super::Hub;
 
@@ -22,6 +24,13 @@ impl Hub {
         };
         if !game.between_people() || black == white || game.moves.len() < RATED_PLIES {
             return;
+        }
+        // Where a seat was taken from is known to this process alone: a
+        // game loaded from the database is rated once both seats have been
+        // taken again.
+        match &game.addrs {
+            [Some(a), Some(b)] if a != b => {}
+            _ => return,
         }
         let black_score = match ending.winner() {
             "black" => 1.0,

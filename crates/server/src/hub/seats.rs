@@ -127,6 +127,7 @@ impl Hub {
         let names: [Option<String>; 2] = s.conns.map(|c| conn_of(c)?.name.clone());
         let people: [Option<String>; 2] = s.conns.map(|c| conn_of(c)?.person.clone());
         let ratings = s.conns.map(|c| conn_of(c)?.rating);
+        let addrs = s.conns.map(|c| Some(conn_of(c)?.addr.clone()));
         let id = self
             .store
             .create_game(&NewGame {
@@ -148,6 +149,7 @@ impl Hub {
         game.names = names;
         game.people = people;
         game.ratings = ratings;
+        game.addrs = addrs;
         game.watch_key = Some(watch_key.clone());
         for &(hash, role) in &hashes {
             self.keys.insert(hash, (id, role));
@@ -210,10 +212,10 @@ impl Hub {
 
     /// `conn` takes seat `c` of game `id` with its key.
     fn sit(&mut self, conn: ConnId, id: u64, c: Color, key: &str) -> Outbox {
-        let (name, person, rating) = self
+        let (name, person, rating, addr) = self
             .conns
             .get(&conn)
-            .map(|c| (c.name.clone(), c.person.clone(), c.rating))
+            .map(|c| (c.name.clone(), c.person.clone(), c.rating, c.addr.clone()))
             .unwrap_or_default();
         let game = self.games.get_mut(&id).expect("find loads the game");
         let seat = &mut game.seats[c as usize];
@@ -224,6 +226,7 @@ impl Hub {
             );
         }
         *seat = Seat::Human { conn: Some(conn) };
+        game.addrs[c as usize] = Some(addr);
         if game.unseated_since.take().is_some() {
             self.lobby_changed = true;
         }

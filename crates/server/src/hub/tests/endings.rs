@@ -190,4 +190,16 @@ fn a_game_between_two_named_people_moves_their_ratings() {
     h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
     let out = h.handle(1, r#"{"type":"resign"}"#);
     assert_eq!(state_to(&out, 1).ratings, [None, None]);
+
+    // One person with two cookies on one machine farms nothing: both
+    // seats taken from one address, not rated.
+    let mut h = hub();
+    h.connect(1, "10.0.0.1", Some(person("Ada")));
+    h.connect(2, "10.0.0.1", Some(person("Bob")));
+    let (_, invite, _) = welcome(&h.handle(1, NEW_HUMAN));
+    h.handle(2, &join(&invite.unwrap()));
+    h.handle(1, &mv("d5:b7"));
+    h.handle(2, &mv("e5:c7"));
+    let out = h.handle(1, r#"{"type":"resign"}"#);
+    assert_eq!(state_to(&out, 2).ratings, [None, None]);
 }
