@@ -584,3 +584,40 @@ async fn games_one_address_may_store_are_bounded_and_short_ones_unlisted() {
         json!([])
     );
 }
+
+/// Behind a dual-stack listener (`--addr ::`) an IPv4 client is still its
+/// own address: the bounds count `127.0.0.1` and `127.0.0.2` apart (an
+/// IPv6 client counts as its /64 network, which `::ffff:a.b.c.d` must not
+/// be taken for, or every IPv4 client would share one bound).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ipv4_clients_of_an_ipv6_listener_are_counted_apart() {
+    let s = serve(&[
+        "--db",
+        ":memory:",
+        "--addr",
+        "::",
+        "--max-seeks-per-addr",
+        "1",
+    ]);
+    let port = s.addr.rsplit(':').next().unwrap();
+    let v4 = format!("127.0.0.1:{port}");
+    let seek = json!({"type": "seek", "color": "black", "clock": "none"});
+    let mut seekers = Vec::new();
+    for from in ["127.0.0.1", "127.0.0.2"] {
+        let mut ws = client_from(&v4, from).await;
+        send(&mut ws, seek.clone()).await;
+        let answer = next_where(&mut ws, |m| m["type"] != "hello").await;
+        assert_eq!(answer["type"], "lobby", "from {from}: {answer}");
+        seekers.push(ws);
+    }
+    let mut again = client_from(&v4, "127.0.0.1").await;
+    send(&mut again, seek).await;
+    let refused = next_of(&mut again, "error").await;
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("your address has 1"),
+        "{refused}"
+    );
+}

@@ -145,6 +145,21 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for StallLimit<T> {
     }
 }
 
+/// The client address that every per-address bound counts, for a peer at
+/// `ip`: an IPv4 address as it is (also when an IPv6 listener sees it as
+/// `::ffff:a.b.c.d`), and an IPv6 address's /64 network, the block one
+/// subscriber is given (else one machine would have 2^64 addresses, each
+/// with its own connections, games and challenges).
+pub fn client(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(v4) => IpAddr::V4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        },
+    }
+}
+
 /// Counts open connections, in all and per address.
 #[derive(Default)]
 pub struct Counter {
@@ -259,7 +274,7 @@ pub async fn accept_loop(
             },
             _ = shutdown.changed() => break,
         };
-        let Some(guard) = counter.admit(addr.ip()) else {
+        let Some(guard) = counter.admit(client(addr.ip())) else {
             // Over a cap: closed at once, before any byte is read.
             drop(stream);
             continue;
@@ -320,5 +335,16 @@ mod tests {
         drop(a1);
         let _b2 = c.admit(b).unwrap();
         assert_eq!(c.open(), 3);
+    }
+
+    #[test]
+    fn a_client_is_an_ipv4_address_or_an_ipv6_slash_64() {
+        let client = |s: &str| client(s.parse().unwrap()).to_string();
+        assert_eq!(client("192.0.2.7"), "192.0.2.7");
+        assert_eq!(client("::ffff:192.0.2.7"), "192.0.2.7");
+        assert_eq!(client("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::");
+        assert_eq!(client("2001:db8:1:2::1"), client("2001:db8:1:2:ffff::9"));
+        assert_ne!(client("2001:db8:1:2::1"), client("2001:db8:1:3::1"));
+        assert_eq!(client("::1"), "::");
     }
 }

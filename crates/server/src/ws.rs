@@ -93,7 +93,7 @@ pub async fn connection(
     let writer = tokio::spawn(write_loop(sink, rx, close_rx, write_timeout));
     let hello = shared
         .hub()
-        .connect(id, &peer.addr.ip().to_string(), person);
+        .connect(id, &crate::net::client(peer.addr.ip()).to_string(), person);
     shared.dispatch(hello);
 
     let mut shutdown = shared.shutdown.subscribe();
