@@ -290,3 +290,42 @@ pub async fn new_game(addr: &str, opponent: &str, color: &str) -> (Ws, Value) {
     let welcome = next_of(&mut ws, "welcome").await;
     (ws, welcome)
 }
+
+/// `POST /name` with `name`, bringing `cookie` if given: the status, and
+/// the cookie the answer sets (`yolah_name=…`), or the body if none.
+pub async fn post_name(addr: &str, name: &str, cookie: Option<&str>) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
+    let request = format!(
+        "POST /name HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\n{cookie}\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{name}",
+        name.len()
+    );
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    tcp.read_to_string(&mut answer).await.unwrap();
+    let status = answer.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let set = answer
+        .lines()
+        .find_map(|l| l.strip_prefix("set-cookie: "))
+        .and_then(|c| c.split(';').next());
+    let body = answer.split_once("\r\n\r\n").map_or("", |x| x.1);
+    (status, set.unwrap_or(body).to_string())
+}
+
+/// A WebSocket to `addr` from the local address `from`, bringing
+/// `cookie`: its `hello` read.
+pub async fn client_with_cookie_from(addr: &str, cookie: &str, from: &str) -> (Ws, Value) {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("Cookie", cookie.parse().unwrap());
+    let stream = tokio_tungstenite::MaybeTlsStream::Plain(tcp_from(addr, from).await);
+    let (mut ws, _) = tokio_tungstenite::client_async(request, stream)
+        .await
+        .unwrap();
+    let hello = next(&mut ws).await;
+    (ws, hello)
+}
