@@ -18,23 +18,16 @@
 //! observation is written into separate arrays and flagged), `disabled`
 //! (a finished game must be reset by the caller).
 
-use crate::encode::{Forms, Rows, PACKED_MASK_BYTES};
+use crate::encode::Forms;
 use crate::errors::{IllegalMoveError, YolahError};
 use crate::game::PyPosition;
-use numpy::{
-    PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyReadwriteArray1,
-    PyReadwriteArray2, PyReadwriteArray4,
-};
+use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use yolah::playout::Playout;
-use yolah::{Color, Move, Position, Rng, MAX_MOVES};
-use yolah_players::az::encoding::{action_index, move_of_action, ACTIONS, PLANES, REACH_PLANES};
-
-/// Games a thread takes at least: below this, starting a thread costs more
-/// than it saves.
-const MIN_GAMES_PER_THREAD: usize = 512;
+use yolah::{Move, Position, Rng};
+use yolah_players::az::encoding::{move_of_action, ACTIONS};
 
 /// What happens when a game ends (Gymnasium's `AutoresetMode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,29 +118,6 @@ impl Game {
     }
 }
 
-/// The arrays of one set of observations (the current ones, or the final
-/// ones of `same_step`).
-struct Arrays {
-    planes: Option<Py<PyArray4<u8>>>,
-    scores: Option<Py<PyArray2<u8>>>,
-    reach: Option<Py<PyArray4<u8>>>,
-    packed_mask: Option<Py<PyArray2<u8>>>,
-    bool_mask: Option<Py<PyArray2<bool>>>,
-    legal_actions: Option<Py<PyArray2<i16>>>,
-    legal_count: Option<Py<PyArray1<u8>>>,
-}
-
-/// The borrows of [`Arrays`] for one call.
-pub struct ArraysRw<'py> {
-    planes: Option<PyReadwriteArray4<'py, u8>>,
-    scores: Option<PyReadwriteArray2<'py, u8>>,
-    reach: Option<PyReadwriteArray4<'py, u8>>,
-    packed_mask: Option<PyReadwriteArray2<'py, u8>>,
-    bool_mask: Option<PyReadwriteArray2<'py, bool>>,
-    legal_actions: Option<PyReadwriteArray2<'py, i16>>,
-    legal_count: Option<PyReadwriteArray1<'py, u8>>,
-}
-
 fn contiguous<T>(r: Result<T, numpy::AsSliceError>) -> PyResult<T> {
     r.map_err(|e| PyValueError::new_err(format!("an output array is not contiguous: {e}")))
 }
@@ -173,348 +143,11 @@ macro_rules! slice {
     };
 }
 
-impl Arrays {
-    fn new(py: Python<'_>, n: usize, forms: Forms) -> Arrays {
-        let when = |on: bool| on.then_some(());
-        Arrays {
-            planes: when(forms.observation)
-                .map(|_| PyArray4::zeros(py, [n, PLANES, 8, 8], false).unbind()),
-            scores: when(forms.observation).map(|_| PyArray2::zeros(py, [n, 2], false).unbind()),
-            reach: when(forms.reach)
-                .map(|_| PyArray4::zeros(py, [n, REACH_PLANES, 8, 8], false).unbind()),
-            packed_mask: when(forms.packed_mask)
-                .map(|_| PyArray2::zeros(py, [n, PACKED_MASK_BYTES], false).unbind()),
-            bool_mask: when(forms.bool_mask)
-                .map(|_| PyArray2::zeros(py, [n, ACTIONS], false).unbind()),
-            legal_actions: when(forms.legal_actions)
-                .map(|_| PyArray2::zeros(py, [n, MAX_MOVES], false).unbind()),
-            legal_count: when(forms.legal_actions)
-                .map(|_| PyArray1::zeros(py, [n], false).unbind()),
-        }
-    }
+mod arrays;
+mod step;
 
-    fn borrow<'py>(&self, py: Python<'py>) -> PyResult<ArraysRw<'py>> {
-        Ok(ArraysRw {
-            planes: rw!(py, self.planes),
-            scores: rw!(py, self.scores),
-            reach: rw!(py, self.reach),
-            packed_mask: rw!(py, self.packed_mask),
-            bool_mask: rw!(py, self.bool_mask),
-            legal_actions: rw!(py, self.legal_actions),
-            legal_count: rw!(py, self.legal_count),
-        })
-    }
-
-    /// The arrays by their observation keys.
-    fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        let add = |key: &str, a: Option<Bound<'py, PyAny>>| match a {
-            Some(a) => d.set_item(key, a),
-            None => Ok(()),
-        };
-        add(
-            "observation",
-            self.planes.as_ref().map(|a| a.bind(py).clone().into_any()),
-        )?;
-        add(
-            "scores",
-            self.scores.as_ref().map(|a| a.bind(py).clone().into_any()),
-        )?;
-        add(
-            "reach",
-            self.reach.as_ref().map(|a| a.bind(py).clone().into_any()),
-        )?;
-        add(
-            "action_mask",
-            self.packed_mask
-                .as_ref()
-                .map(|a| a.bind(py).clone().into_any()),
-        )?;
-        add(
-            "action_mask",
-            self.bool_mask
-                .as_ref()
-                .map(|a| a.bind(py).clone().into_any()),
-        )?;
-        add(
-            "legal_actions",
-            self.legal_actions
-                .as_ref()
-                .map(|a| a.bind(py).clone().into_any()),
-        )?;
-        add(
-            "legal_count",
-            self.legal_count
-                .as_ref()
-                .map(|a| a.bind(py).clone().into_any()),
-        )?;
-        Ok(d)
-    }
-}
-
-impl ArraysRw<'_> {
-    /// Every row, as slices.
-    pub fn rows(&mut self) -> PyResult<Rows<'_>> {
-        Ok(Rows {
-            planes: slice!(self.planes),
-            scores: slice!(self.scores),
-            reach: slice!(self.reach),
-            packed_mask: slice!(self.packed_mask),
-            bool_mask: slice!(self.bool_mask),
-            legal_actions: slice!(self.legal_actions),
-            legal_count: slice!(self.legal_count),
-        })
-    }
-}
-
-/// Everything one step writes, for a range of games.
-struct StepRows<'a> {
-    obs: Rows<'a>,
-    finals: Option<Rows<'a>>,
-    final_flags: Option<&'a mut [bool]>,
-    rewards: &'a mut [f32],
-    colour_rewards: &'a mut [f32],
-    points: &'a mut [u8],
-    terminated: &'a mut [bool],
-    to_play: &'a mut [i8],
-    played: &'a mut [i16],
-}
-
-impl<'a> StepRows<'a> {
-    fn split_at(self, n: usize) -> (StepRows<'a>, StepRows<'a>) {
-        let (obs, obs2) = self.obs.split_at(n);
-        let (finals, finals2) = match self.finals {
-            Some(f) => {
-                let (a, b) = f.split_at(n);
-                (Some(a), Some(b))
-            }
-            None => (None, None),
-        };
-        let (final_flags, final_flags2) = match self.final_flags {
-            Some(f) => {
-                let (a, b) = f.split_at_mut(n);
-                (Some(a), Some(b))
-            }
-            None => (None, None),
-        };
-        let (rewards, rewards2) = self.rewards.split_at_mut(n);
-        let (colour_rewards, colour_rewards2) = self.colour_rewards.split_at_mut(2 * n);
-        let (points, points2) = self.points.split_at_mut(2 * n);
-        let (terminated, terminated2) = self.terminated.split_at_mut(n);
-        let (to_play, to_play2) = self.to_play.split_at_mut(n);
-        let (played, played2) = self.played.split_at_mut(n);
-        (
-            StepRows {
-                obs,
-                finals,
-                final_flags,
-                rewards,
-                colour_rewards,
-                points,
-                terminated,
-                to_play,
-                played,
-            },
-            StepRows {
-                obs: obs2,
-                finals: finals2,
-                final_flags: final_flags2,
-                rewards: rewards2,
-                colour_rewards: colour_rewards2,
-                points: points2,
-                terminated: terminated2,
-                to_play: to_play2,
-                played: played2,
-            },
-        )
-    }
-
-    /// Clears row `i`'s step results (no reward, not terminated).
-    #[inline]
-    fn clear(&mut self, i: usize) {
-        self.rewards[i] = 0.0;
-        self.colour_rewards[2 * i..2 * i + 2].fill(0.0);
-        self.terminated[i] = false;
-        if let Some(flags) = self.final_flags.as_deref_mut() {
-            flags[i] = false;
-        }
-    }
-
-    /// Writes Black's and White's points in `pos` into row `i`.
-    #[inline]
-    fn score(&mut self, i: usize, pos: &Position) {
-        self.points[2 * i] = pos.score(Color::Black);
-        self.points[2 * i + 1] = pos.score(Color::White);
-    }
-
-    /// Writes the observation of `pos` into row `i`.
-    #[inline]
-    fn observe(&mut self, i: usize, pos: &Position) {
-        self.obs.write(i, pos);
-        self.to_play[i] = colour_index(pos.side_to_move());
-    }
-}
-
-fn colour_index(c: Color) -> i8 {
-    match c {
-        Color::Black => 0,
-        Color::White => 1,
-    }
-}
-
-/// What a step does in each game.
-#[derive(Clone, Copy)]
-enum Step<'a> {
-    /// Plays the given actions (checked beforehand).
-    Actions(&'a [i64]),
-    /// Plays a uniformly random legal move.
-    Random,
-    /// Starts the games (all, or those flagged) afresh.
-    Reset(Option<&'a [bool]>),
-}
-
-/// One game's step, written into row `i` of `out`; whether the game
-/// ended at this step. A finished game in `disabled` mode stays as it is.
-#[inline]
-fn step_game(
-    game: &mut Game,
-    i: usize,
-    global: usize,
-    step: Step<'_>,
-    mode: Autoreset,
-    out: &mut StepRows<'_>,
-) -> bool {
-    if game.ended && mode == Autoreset::Disabled && !matches!(step, Step::Reset(_)) {
-        return false;
-    }
-    out.clear(i);
-    out.played[i] = -1;
-    let m = match step {
-        Step::Reset(mask) => {
-            if mask.is_none_or(|m| m[global]) {
-                game.restart();
-            }
-            out.score(i, game.pos());
-            out.observe(i, game.pos());
-            return false;
-        }
-        _ if game.ended => {
-            // next_step: this step starts the new game.
-            game.restart();
-            out.score(i, game.pos());
-            out.observe(i, game.pos());
-            return false;
-        }
-        Step::Actions(actions) => {
-            let m = move_of_action(actions[global] as usize)
-                .expect("actions are checked before the step");
-            game.play(m);
-            m
-        }
-        Step::Random => game.play_random(),
-    };
-    out.played[i] = action_index(m) as i16;
-    let pos = *game.pos();
-    // The side that moved: the one not to move now.
-    let mover = pos.side_to_move().opponent();
-    out.score(i, &pos);
-    let over = pos.is_game_over();
-    if over {
-        let outcome = pos.outcome();
-        out.rewards[i] = f32::from(outcome.sign(mover));
-        out.colour_rewards[2 * i] = f32::from(outcome.sign(Color::Black));
-        out.colour_rewards[2 * i + 1] = f32::from(outcome.sign(Color::White));
-        out.terminated[i] = true;
-        if mode == Autoreset::SameStep {
-            if let Some(finals) = out.finals.as_mut() {
-                finals.write(i, &pos);
-            }
-            if let Some(flags) = out.final_flags.as_deref_mut() {
-                flags[i] = true;
-            }
-            game.restart();
-        } else {
-            game.ended = true;
-        }
-    }
-    out.observe(i, game.pos());
-    over
-}
-
-/// Games ended during a call, by result.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Ended {
-    black_wins: u64,
-    white_wins: u64,
-    draws: u64,
-}
-
-impl Ended {
-    fn add(self, other: Ended) -> Ended {
-        Ended {
-            black_wins: self.black_wins + other.black_wins,
-            white_wins: self.white_wins + other.white_wins,
-            draws: self.draws + other.draws,
-        }
-    }
-
-    /// Counts the end written in row `i`, if the game ended there.
-    #[inline]
-    fn count(&mut self, rows: &StepRows<'_>, i: usize) {
-        if rows.terminated[i] {
-            match rows.colour_rewards[2 * i] {
-                r if r > 0.0 => self.black_wins += 1,
-                r if r < 0.0 => self.white_wins += 1,
-                _ => self.draws += 1,
-            }
-        }
-    }
-}
-
-/// Runs `steps` steps of `step` over `games` on up to `threads` threads,
-/// each on a contiguous range of games and rows. Games are independent:
-/// each takes its `steps` steps in a row while its state is in cache, and
-/// the rows hold the last step's results.
-fn run_steps(
-    threads: usize,
-    games: &mut [Game],
-    rows: StepRows<'_>,
-    step: Step<'_>,
-    steps: u64,
-    mode: Autoreset,
-) -> Ended {
-    let chunk = games
-        .len()
-        .div_ceil(threads.max(1))
-        .max(MIN_GAMES_PER_THREAD);
-    let work = |games: &mut [Game], offset: usize, mut rows: StepRows<'_>| {
-        let mut ended = Ended::default();
-        for (i, game) in games.iter_mut().enumerate() {
-            for _ in 0..steps {
-                if step_game(game, i, offset + i, step, mode, &mut rows) {
-                    ended.count(&rows, i);
-                }
-            }
-        }
-        ended
-    };
-    std::thread::scope(|s| {
-        let (mut games, mut rows, mut offset) = (games, rows, 0);
-        let mut helpers = Vec::new();
-        while games.len() > chunk {
-            let (here, rest) = games.split_at_mut(chunk);
-            let (here_rows, rest_rows) = rows.split_at(chunk);
-            let work = &work;
-            helpers.push(s.spawn(move || work(here, offset, here_rows)));
-            (games, rows, offset) = (rest, rest_rows, offset + chunk);
-        }
-        let own = work(games, offset, rows);
-        helpers
-            .into_iter()
-            .map(|h| h.join().expect("a step does not panic"))
-            .fold(own, Ended::add)
-    })
-}
+use arrays::{Arrays, StepRows};
+use step::{run_steps, Ended, Step};
 
 /// Many Yolah games stepped together: the engine of `yolah.vector.VectorEnv`
 /// (use that: it adds Gymnasium's spaces and conventions).
@@ -810,7 +443,9 @@ impl VectorGames {
 
 #[cfg(test)]
 mod tests {
+    use super::step::step_game;
     use super::*;
+    use crate::encode::Rows;
 
     #[test]
     fn autoreset_names() {
