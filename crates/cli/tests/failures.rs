@@ -69,6 +69,7 @@ fn an_engine_that_cannot_start_stops_the_run_and_shows_its_stderr() {
     );
     let err = failure(&["match", "engine:cmd=/no/such/engine", "random"]);
     assert!(err.contains("cannot run \"/no/such/engine\""), "{err}");
+    assert!(!err.contains("stderr"), "it never ran: {err}");
     let silent = format!("{},timeout=1s", zoo("silent"));
     let err = failure(&["match", &silent, "random", "--games", "2"]);
     assert!(err.contains("no handshake (yolahok) within 1.0 s"), "{err}");

@@ -192,7 +192,7 @@ impl ExternalEngine {
             self.process = None;
         }
         let spec = self.spec.clone();
-        let failed = |reason: String, stderr: Vec<String>| StartError {
+        let failed = |reason: String, stderr: Option<Vec<String>>| StartError {
             spec: spec.clone(),
             reason,
             stderr,
@@ -203,13 +203,13 @@ impl ExternalEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| failed(format!("cannot run {:?}: {e}", self.program), Vec::new()))?;
+            .map_err(|e| failed(format!("cannot run {:?}: {e}", self.program), None))?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let stderr = StderrTail::spawn(child.stderr.take().expect("piped"))
-            .map_err(|e| failed(format!("cannot start a reader thread: {e}"), Vec::new()))?;
+            .map_err(|e| failed(format!("cannot start a reader thread: {e}"), None))?;
         let lines = spawn_reader(stdout)
-            .map_err(|e| failed(format!("cannot start a reader thread: {e}"), Vec::new()))?;
+            .map_err(|e| failed(format!("cannot start a reader thread: {e}"), None))?;
         self.process = Some(Process {
             child,
             stdin,
@@ -237,7 +237,7 @@ impl ExternalEngine {
             // Killed, its stderr ends: wait for its last lines.
             let _ = p.child.kill();
             let _ = p.child.wait();
-            return Err(failed(reason, p.stderr.last_lines(STDERR_WAIT)));
+            return Err(failed(reason, Some(p.stderr.last_lines(STDERR_WAIT))));
         }
         Ok(())
     }

@@ -92,18 +92,22 @@ pub struct StartError {
     /// What happened.
     pub reason: String,
     /// The last lines the engine wrote on its standard error, oldest
-    /// first: usually the real reason.
-    pub stderr: Vec<String>,
+    /// first: usually the real reason. `None` when there was no standard
+    /// error to read (the program could not be run at all).
+    pub stderr: Option<Vec<String>>,
 }
 
 impl std::fmt::Display for StartError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} did not start: {}", self.spec, self.reason)?;
-        if self.stderr.is_empty() {
+        let Some(stderr) = &self.stderr else {
+            return Ok(());
+        };
+        if stderr.is_empty() {
             return f.write_str(" (and wrote nothing on stderr)");
         }
         f.write_str("; the last lines it wrote on stderr:")?;
-        for line in &self.stderr {
+        for line in stderr {
             write!(f, "\n  | {line}")?;
         }
         Ok(())
