@@ -283,103 +283,14 @@ async fn run(
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<(), StoreError> {
     let limits = config.limits.clone();
-    let reader = Arc::new(store.reader(ARCHIVE_CONNECTIONS)?);
     let (shutdown_tx, shutdown_rx) = tokio::sync::watch::channel(false);
-    let shared = Arc::new(Shared {
-        hub: Mutex::new(Hub::new(
-            hub::Offer {
-                levels: levels(&config.players),
-                clocks: config.clocks.clone(),
-                analysis: config.analysis.clone(),
-                analysis_time: limits.analysis_time,
-            },
-            Box::new(random_key),
-            store,
-            limits.clone(),
-        )),
-        conns: Mutex::new(HashMap::new()),
-        next_conn: AtomicU64::new(1),
-        pool: Mutex::new(None),
-        limits: limits.clone(),
-        allowed_origins: config.allowed_origins.clone(),
-        hosts: host::Hosts::new(&config.public_hosts),
-        shutdown: shutdown_tx,
-        counter: net::Counter::new(limits.max_connections, limits.max_connections_per_addr),
-        messages_sent: AtomicU64::new(0),
-        rearm: tokio::sync::Notify::new(),
-        reader,
-        signer,
-    });
-    let weak: Weak<Shared> = Arc::downgrade(&shared);
-    let on_done = Arc::new(move |job: &Job, outcome| {
-        if let Some(shared) = weak.upgrade() {
-            let out = shared.hub().finish_job(job, outcome);
-            shared.dispatch(out);
-        }
-    });
-    *shared.pool.lock().unwrap_or_else(PoisonError::into_inner) = Some(Pool::new(
-        limits.search_threads,
-        {
-            let threads = limits.threads_per_search;
-            Arc::new(move |spec: &str| {
-                search::make_player(&yolah_players::with_default_threads(spec, threads))
-            })
-        },
-        on_done,
-    ));
-
-    // Retention: every few seconds, drop what has been kept long enough.
-    let sweeper = {
-        let shared = Arc::clone(&shared);
-        let every =
-            (limits.retention / 10).clamp(Duration::from_millis(100), Duration::from_secs(5));
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(every);
-            loop {
-                tick.tick().await;
-                let out = shared.hub().sweep(Instant::now());
-                shared.dispatch(out);
-            }
-        })
-    };
-
-    // The lobby: once a second, to those who listen, if it changed.
-    let lobby = {
-        let shared = Arc::clone(&shared);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(Duration::from_secs(1));
-            loop {
-                tick.tick().await;
-                let out = shared.hub().lobby_tick();
-                shared.dispatch(out);
-            }
-        })
-    };
-
-    // The hub's own appointments (moves to save again, flags), each on
-    // time.
-    let waker = {
-        let shared = Arc::clone(&shared);
-        tokio::spawn(async move {
-            loop {
-                let next = shared.hub().next_wake();
-                let rearmed = shared.rearm.notified();
-                match next {
-                    Some(at) => tokio::select! {
-                        _ = tokio::time::sleep_until(at.into()) => {}
-                        _ = rearmed => continue,
-                    },
-                    None => {
-                        rearmed.await;
-                        continue;
-                    }
-                }
-                let out = shared.hub().wake(Instant::now());
-                shared.dispatch(out);
-            }
-        })
-    };
-
+    let shared = shared_state(&config, store, signer, shutdown_tx)?;
+    start_search_pool(&shared);
+    let timers = [
+        tokio::spawn(sweep_every(Arc::clone(&shared))),
+        tokio::spawn(lobby_every_second(Arc::clone(&shared))),
+        tokio::spawn(keep_appointments(Arc::clone(&shared))),
+    ];
     let accept = tokio::spawn(net::accept_loop(
         listener,
         routes::router(Arc::clone(&shared)),
@@ -399,9 +310,9 @@ async fn run(
     while !shared.conns().is_empty() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    sweeper.abort();
-    waker.abort();
-    lobby.abort();
+    for timer in timers {
+        timer.abort();
+    }
     // Stop the searches and the workers.
     let pool = shared
         .pool
@@ -411,6 +322,104 @@ async fn run(
     shared.hub().stop_searches();
     let _ = tokio::task::spawn_blocking(move || drop(pool)).await;
     Ok(())
+}
+
+/// Everything the connections share: the hub around the database, the
+/// connection table and counters, the archive's readers.
+fn shared_state(
+    config: &Config,
+    store: store::Store,
+    signer: names::Signer,
+    shutdown: tokio::sync::watch::Sender<bool>,
+) -> Result<Arc<Shared>, StoreError> {
+    let limits = &config.limits;
+    let reader = Arc::new(store.reader(ARCHIVE_CONNECTIONS)?);
+    Ok(Arc::new(Shared {
+        hub: Mutex::new(Hub::new(
+            hub::Offer {
+                levels: levels(&config.players),
+                clocks: config.clocks.clone(),
+                analysis: config.analysis.clone(),
+                analysis_time: limits.analysis_time,
+            },
+            Box::new(random_key),
+            store,
+            limits.clone(),
+        )),
+        conns: Mutex::new(HashMap::new()),
+        next_conn: AtomicU64::new(1),
+        pool: Mutex::new(None),
+        limits: limits.clone(),
+        allowed_origins: config.allowed_origins.clone(),
+        hosts: host::Hosts::new(&config.public_hosts),
+        shutdown,
+        counter: net::Counter::new(limits.max_connections, limits.max_connections_per_addr),
+        messages_sent: AtomicU64::new(0),
+        rearm: tokio::sync::Notify::new(),
+        reader,
+        signer,
+    }))
+}
+
+/// Starts the computer players' threads; each finished search goes back
+/// to the hub (while the server lives: the pool holds it weakly).
+fn start_search_pool(shared: &Arc<Shared>) {
+    let weak: Weak<Shared> = Arc::downgrade(shared);
+    let on_done = Arc::new(move |job: &Job, outcome| {
+        if let Some(shared) = weak.upgrade() {
+            let out = shared.hub().finish_job(job, outcome);
+            shared.dispatch(out);
+        }
+    });
+    let threads = shared.limits.threads_per_search;
+    let make = Arc::new(move |spec: &str| {
+        search::make_player(&yolah_players::with_default_threads(spec, threads))
+    });
+    *shared.pool.lock().unwrap_or_else(PoisonError::into_inner) =
+        Some(Pool::new(shared.limits.search_threads, make, on_done));
+}
+
+/// Retention: every few seconds, drops what has been kept long enough.
+async fn sweep_every(shared: Arc<Shared>) {
+    let every =
+        (shared.limits.retention / 10).clamp(Duration::from_millis(100), Duration::from_secs(5));
+    let mut tick = tokio::time::interval(every);
+    loop {
+        tick.tick().await;
+        let out = shared.hub().sweep(Instant::now());
+        shared.dispatch(out);
+    }
+}
+
+/// The lobby: once a second, to those who listen, if it changed.
+async fn lobby_every_second(shared: Arc<Shared>) {
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tick.tick().await;
+        let out = shared.hub().lobby_tick();
+        shared.dispatch(out);
+    }
+}
+
+/// The hub's own appointments (moves to save again, flags), each on time;
+/// a new, earlier one re-arms the wait.
+async fn keep_appointments(shared: Arc<Shared>) {
+    loop {
+        let next = shared.hub().next_wake();
+        let rearmed = shared.rearm.notified();
+        match next {
+            Some(at) => tokio::select! {
+                _ = tokio::time::sleep_until(at.into()) => {}
+                _ = rearmed => continue,
+            },
+            None => {
+                rearmed.await;
+                continue;
+            }
+        }
+        let out = shared.hub().wake(Instant::now());
+        shared.dispatch(out);
+    }
 }
 
 /// [`serve`] until SIGTERM or SIGINT (Ctrl-C).
