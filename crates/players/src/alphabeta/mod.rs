@@ -193,8 +193,17 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
 /// How far past its target a search with a game clock may go while its
 /// best move keeps changing...
 const HARD_FACTOR: u32 = 3;
-/// ...but never past this share of the time left on its clock.
+/// ...but never past this share of the time left on its clock, less the
+/// reserve.
 const HARD_SHARE: u32 = 2;
+/// The part of its clock a managed search never plans to spend. A search
+/// overruns its limit by however long its process waits for a processor
+/// after the deadline (and between the clock checks, every
+/// [`NODE_STEP`] nodes): nothing on an idle machine, but at `nice 19` on a
+/// loaded one the 1+0.01 matches of docs/search-log.md row 14 measured
+/// overruns of 50 to 250 ms, once over 600. Planned down to the last
+/// milliseconds, such a clock lost one game in ten on time.
+const CLOCK_RESERVE: Duration = Duration::from_millis(100);
 
 /// About how many more moves the side to move of `pos` will make: a game
 /// from the start lasts about 32 plies, 16 moves a side, and every move
@@ -204,15 +213,40 @@ fn moves_to_go(pos: &Position) -> u32 {
     (pos.free().count() * 2 / 7).clamp(2, 20)
 }
 
+/// What a managed search may spend on one move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct MoveTime {
+    /// The time it aims at ([`Worker::deepen`] stops between iterations
+    /// around it).
+    target: Duration,
+    /// The most it may take: the search's deadline.
+    hard: Duration,
+}
+
+/// The time for a move from a clock with `left` on it, `increment` added
+/// after each move, and about `moves_to_go` moves still to play (at least
+/// one): of the time left less [`CLOCK_RESERVE`], a target of a share per
+/// move still to come plus three quarters of the increment, and a hard
+/// limit of [`HARD_FACTOR`] times the target; neither past a
+/// [`HARD_SHARE`]th of that time. So the hard limit stays at least the
+/// reserve below the time left, and is zero (a move at the first clock
+/// check, after a ply or two) once only the reserve is left.
+fn move_time(left: Duration, increment: Duration, moves_to_go: u32) -> MoveTime {
+    let usable = left.saturating_sub(CLOCK_RESERVE);
+    let most = usable / HARD_SHARE;
+    let target = (usable / moves_to_go.max(1) + increment * 3 / 4).min(most);
+    MoveTime {
+        target,
+        hard: (target * HARD_FACTOR).min(most),
+    }
+}
+
 /// With a game clock and time management on, the search plans its own
-/// time instead of taking the caller's share (`budget`, a time): a target
-/// of the time left spread over the moves still to come
-/// ([`moves_to_go`]) plus most of the increment, and a hard limit of
-/// [`HARD_FACTOR`] times the target, never past a [`HARD_SHARE`]th of the
-/// time left; [`Worker::deepen`] decides between iterations whether to
-/// stop. Returns the hard budget and the target; without a clock (or with
-/// the option off, or another budget) the budget stays as it is, and there
-/// is no target.
+/// time ([`move_time`]) instead of taking the caller's share (`budget`, a
+/// time); [`Worker::deepen`] decides between iterations whether to stop.
+/// Returns the hard budget and the target; without a clock (or with the
+/// option off, or another budget) the budget stays as it is, and there is
+/// no target.
 fn time_plan(
     budget: Budget,
     clock: Option<GameClock>,
@@ -222,13 +256,12 @@ fn time_plan(
     match (budget, clock) {
         (Budget::Time(_), Some(clock)) if on => {
             let side = pos.side_to_move() as usize;
-            let left = clock.remaining[side];
-            let most = left / HARD_SHARE;
-            let target = (left / moves_to_go(pos) + clock.increment[side] * 3 / 4)
-                .min(most)
-                .max(Duration::from_millis(1));
-            let hard = (target * HARD_FACTOR).min(most).max(target);
-            (Budget::Time(hard), Some(target))
+            let time = move_time(
+                clock.remaining[side],
+                clock.increment[side],
+                moves_to_go(pos),
+            );
+            (Budget::Time(time.hard), Some(time.target))
         }
         _ => (budget, None),
     }
@@ -383,19 +416,19 @@ mod tests {
     #[test]
     fn a_clock_gives_a_target_and_a_hard_limit() {
         let clock = GameClock {
-            remaining: [ms(1_600), ms(200)],
+            remaining: [ms(1_700), ms(300)],
             increment: [ms(100); 2],
         };
         let start = Position::START;
         assert_eq!(moves_to_go(&start), 16);
         let time = Budget::Time(ms(575));
-        // A sixteenth of the time left and three quarters of the increment,
-        // and three times that at most.
+        // Of the time left less the reserve, a sixteenth and three quarters
+        // of the increment, and three times that at most.
         assert_eq!(
             time_plan(time, Some(clock), &start, true),
             (Budget::Time(ms(525)), Some(ms(175)))
         );
-        // Never past half the time left.
+        // Never past half the time left less the reserve.
         let mut white = start;
         white.play(start.legal_moves()[0]);
         assert_eq!(moves_to_go(&white), 15);
@@ -408,5 +441,50 @@ mod tests {
         assert_eq!(time_plan(time, Some(clock), &start, false), (time, None));
         let depth = Budget::Depth(5);
         assert_eq!(time_plan(depth, Some(clock), &start, true), (depth, None));
+    }
+
+    #[test]
+    fn the_reserve_stays_on_the_clock() {
+        let zero = Duration::ZERO;
+        // Little or nothing beyond the reserve: move at once.
+        for left in [zero, ms(1), ms(99), CLOCK_RESERVE] {
+            let none = MoveTime {
+                target: zero,
+                hard: zero,
+            };
+            assert_eq!(move_time(left, zero, 2), none, "{left:?}");
+            assert_eq!(move_time(left, ms(10_000), 2), none, "{left:?}");
+        }
+        // Zero increment: a share of what is above the reserve.
+        assert_eq!(
+            move_time(ms(1_100), zero, 10),
+            MoveTime {
+                target: ms(100),
+                hard: ms(300)
+            }
+        );
+        // A huge increment cannot be spent before it comes: half of what
+        // is above the reserve.
+        assert_eq!(
+            move_time(ms(1_100), ms(60_000), 10),
+            MoveTime {
+                target: ms(500),
+                hard: ms(500)
+            }
+        );
+        // Whatever the clock, the target is within the hard limit and the
+        // hard limit leaves the reserve on the clock.
+        for left in (0..3_000).step_by(7).map(ms) {
+            for increment in [0, 1, 10, 100, 1_000, 100_000].map(ms) {
+                for moves_to_go in [0, 1, 2, 5, 20] {
+                    let t = move_time(left, increment, moves_to_go);
+                    assert!(t.target <= t.hard, "{left:?} {increment:?} {moves_to_go}");
+                    assert!(
+                        t.hard.is_zero() || t.hard + CLOCK_RESERVE < left,
+                        "{left:?} {increment:?} {moves_to_go}"
+                    );
+                }
+            }
+        }
     }
 }
