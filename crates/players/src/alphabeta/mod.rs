@@ -10,7 +10,7 @@
 use crate::budget::{Budget, Clock, GameClock};
 use crate::eval::{Evaluator, Weights};
 use crate::limits::MAX_THREADS;
-use crate::player::{Analysis, Player, Search};
+use crate::player::{Analysis, Player, Search, StartError};
 use crate::score::Score;
 use crate::score::{DECIDED, WIN};
 use crate::solve::Solver;
@@ -159,6 +159,19 @@ impl<E: Evaluator> AlphaBeta<E> {
 impl<E: Evaluator> Player for AlphaBeta<E> {
     fn spec(&self) -> &str {
         &self.spec
+    }
+
+    /// Allocates the table and the solver (16 MiB each) before the clock
+    /// runs rather than in a move's time: a process waiting for a processor
+    /// took up to a quarter of a second to fill the solver's, in the move
+    /// that first tried it (docs/search-log.md row 14). A player with a
+    /// depth never solves, and only gets its table.
+    fn start(&mut self) -> Result<(), StartError> {
+        self.table.get_or_insert_with(|| Table::new(TT_ENTRIES));
+        if !matches!(self.budget, Budget::Depth(_)) {
+            self.solver.get_or_insert_with(Solver::new);
+        }
+        Ok(())
     }
 
     fn new_game(&mut self) {
@@ -441,6 +454,17 @@ mod tests {
         assert_eq!(time_plan(time, Some(clock), &start, false), (time, None));
         let depth = Budget::Depth(5);
         assert_eq!(time_plan(depth, Some(clock), &start, true), (depth, None));
+    }
+
+    #[test]
+    fn a_player_gets_its_tables_before_the_clock_runs() {
+        let mut timed = AlphaBeta::new(Budget::Time(ms(10)), Weights::default(), 1);
+        assert!(timed.table.is_none() && timed.solver.is_none());
+        timed.start().expect("our players always start");
+        assert!(timed.table.is_some() && timed.solver.is_some());
+        let mut deep = AlphaBeta::new(Budget::Depth(3), Weights::default(), 1);
+        deep.start().expect("our players always start");
+        assert!(deep.table.is_some() && deep.solver.is_none());
     }
 
     #[test]
