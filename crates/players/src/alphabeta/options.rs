@@ -107,6 +107,11 @@ pub struct SearchOptions {
     /// order of the static values they leave (which weigh territory)
     /// instead of by history.
     pub eval_order: bool,
+    /// History with a malus: a cut rewards its move's history and takes as
+    /// much from the moves searched before it at that node, each change
+    /// scaled down as the score nears its bound (the "gravity" of
+    /// Stockfish), instead of only rewarding cuts.
+    pub history_malus: bool,
 }
 
 impl SearchOptions {
@@ -119,6 +124,7 @@ impl SearchOptions {
         countermove: false,
         time_management: false,
         eval_order: false,
+        history_malus: false,
     };
 }
 
@@ -133,12 +139,13 @@ impl Default for SearchOptions {
             countermove: false,
             time_management: true,
             eval_order: false,
+            history_malus: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 7] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo"];
+const OPTION_KEYS: [&str; 8] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm"];
 
 /// The spec's search options (the defaults for keys not given).
 fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
@@ -157,5 +164,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         countermove: flag("cm", d.countermove)?,
         time_management: flag("tm", d.time_management)?,
         eval_order: flag("eo", d.eval_order)?,
+        history_malus: flag("hm", d.history_malus)?,
     })
 }
