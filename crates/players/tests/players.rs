@@ -304,7 +304,8 @@ fn endgames_are_played_by_the_solver() {
 #[test]
 fn search_options_are_spec_keys() {
     for good in [
-        "alphabeta:lmr=0,rfp=1,lmp=1,asp=1,cm=1,tm=1,eo=1,depth=5",
+        "alphabeta:lmr=0,rfp=1,lmp=1,asp=1,cm=1,tm=1,eo=1,hm=1,nwr=1,depth=5",
+        "nn:hm=1,nwr=1,depth=6",
         "nn:lmr=1,depth=2",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);

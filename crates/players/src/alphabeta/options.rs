@@ -112,6 +112,9 @@ pub struct SearchOptions {
     /// scaled down as the score nears its bound (the "gravity" of
     /// Stockfish), instead of only rewarding cuts.
     pub history_malus: bool,
+    /// Late-move reductions one ply deeper at null-window nodes (off the
+    /// principal variation), where a move only has to be proved worse.
+    pub null_window_reduction: bool,
 }
 
 impl SearchOptions {
@@ -125,6 +128,7 @@ impl SearchOptions {
         time_management: false,
         eval_order: false,
         history_malus: false,
+        null_window_reduction: false,
     };
 }
 
@@ -140,12 +144,13 @@ impl Default for SearchOptions {
             time_management: true,
             eval_order: false,
             history_malus: false,
+            null_window_reduction: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 8] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm"];
+const OPTION_KEYS: [&str; 9] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr"];
 
 /// The spec's search options (the defaults for keys not given).
 fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
@@ -165,5 +170,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         time_management: flag("tm", d.time_management)?,
         eval_order: flag("eo", d.eval_order)?,
         history_malus: flag("hm", d.history_malus)?,
+        null_window_reduction: flag("nwr", d.null_window_reduction)?,
     })
 }

@@ -361,7 +361,10 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 // deep, and at full depth only if it then beats alpha.
                 let late = order[i] < 1 << 28;
                 let reduction = if options.lmr && late && depth >= 3 && i >= 3 {
-                    late_move_reduction(depth, i).min(depth - 2)
+                    // A ply more off the principal variation, with the
+                    // option: such a node only has to be proved worse.
+                    let more = u32::from(options.null_window_reduction && !pv_node);
+                    (late_move_reduction(depth, i) + more).min(depth - 2)
                 } else {
                     0
                 };
