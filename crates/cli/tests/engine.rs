@@ -286,7 +286,10 @@ fn broken_engines_lose_by_forfeit_with_the_reason() {
         ("illegal", "illegal move d5:d5"),
         ("flood", ""),
     ] {
-        let spec = format!("engine:cmd=python3 {zoo} {mode},time=200ms,timeout=2s");
+        // 5 s: the sleeper's games end after it (plus the move's 200 ms),
+        // and the handshake has as long, which a Python start on a loaded
+        // machine needs (2 s was once too little).
+        let spec = format!("engine:cmd=python3 {zoo} {mode},time=200ms,timeout=5s");
         let begin = Instant::now();
         let v = run_match(&spec, "random", "2");
         assert_eq!(v["a_forfeits"], 2, "{mode}: {v}");
