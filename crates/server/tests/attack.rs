@@ -51,6 +51,10 @@ fn rss_mb_and_threads() -> (f64, u64) {
 fn loopback_limits() -> Limits {
     Limits {
         max_games_per_addr: 1_000_000,
+        // The people's games of a flood test start hundreds of games from
+        // one address; at the default quota (500 a day) the 501st is
+        // refused, which once left a test waiting for its welcome.
+        max_daily_games_per_addr: 1_000_000,
         max_connections_per_addr: 1_000_000,
         ..Limits::default()
     }

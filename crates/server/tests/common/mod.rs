@@ -44,35 +44,51 @@ pub async fn send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
 
-/// The next JSON message (60 s at most), skipping other frames.
-pub async fn next(ws: &mut Ws) -> Value {
+/// How long a test waits for a message it expects, in all.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// The next JSON message before `end`, skipping other frames.
+async fn next_before(ws: &mut Ws, end: tokio::time::Instant, waiting_for: &str) -> Value {
     loop {
-        match tokio::time::timeout(Duration::from_secs(60), ws.next()).await {
+        match tokio::time::timeout_at(end, ws.next()).await {
             Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
             Ok(Some(Ok(_))) => continue,
-            other => panic!("no message: {other:?}"),
+            other => panic!("no {waiting_for} within {DEADLINE:?}: {other:?}"),
         }
+    }
+}
+
+/// The next JSON message ([`DEADLINE`] at most), skipping other frames:
+/// the deadline holds across them, so the server's pings cannot keep a
+/// test waiting for a message that never comes.
+pub async fn next(ws: &mut Ws) -> Value {
+    next_before(ws, tokio::time::Instant::now() + DEADLINE, "message").await
+}
+
+/// Skips messages until a message for which `holds` is true, all within
+/// [`DEADLINE`]; the panic names the last message skipped (an `error`,
+/// usually, that says why the awaited one will not come).
+async fn next_matching(ws: &mut Ws, what: &str, holds: impl Fn(&Value) -> bool) -> Value {
+    let end = tokio::time::Instant::now() + DEADLINE;
+    let mut skipped = Value::Null;
+    loop {
+        let waiting_for = format!("{what} (last message skipped: {skipped})");
+        let v = next_before(ws, end, &waiting_for).await;
+        if holds(&v) {
+            return v;
+        }
+        skipped = v;
     }
 }
 
 /// Skips messages until one of type `kind`.
 pub async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let v = next(ws).await;
-        if v["type"] == kind {
-            return v;
-        }
-    }
+    next_matching(ws, kind, |v| v["type"] == kind).await
 }
 
 /// Skips messages until a `state` for which `holds` is true.
 pub async fn next_state_where(ws: &mut Ws, holds: impl Fn(&Value) -> bool) -> Value {
-    loop {
-        let s = next_of(ws, "state").await;
-        if holds(&s) {
-            return s;
-        }
-    }
+    next_matching(ws, "state", |v| v["type"] == "state" && holds(v)).await
 }
 
 /// The server's counters (`GET /stats`).
