@@ -292,7 +292,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let moves = pos.legal_moves();
         let mut order = [0i32; MAX_MOVES];
         let killers = self.heuristics.killers[ply as usize];
-        let previous = usize::from(self.line[ply as usize - 1].to_u16()) & 4095;
+        let previous = move_index(self.line[ply as usize - 1]);
         let countermove = if options.countermove {
             Some(self.heuristics.countermoves[previous])
         } else {
@@ -318,7 +318,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 let cs = self.evaluator.child_state(state, pos, m);
                 -self.evaluator.evaluate(&child, &cs, ply + 1)
             } else {
-                self.heuristics.history[usize::from(m.to_u16()) & 4095]
+                self.heuristics.history[move_index(m)]
             };
         }
         let mut moves = moves;
@@ -410,15 +410,16 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                         let history = &mut self.heuristics.history;
                         if options.history_malus {
                             for tried in &list[..i] {
-                                let h = &mut history[usize::from(tried.to_u16()) & 4095];
+                                let h = &mut history[move_index(*tried)];
                                 *h = with_gravity(*h, -bonus);
                             }
-                            let h = &mut history[usize::from(m.to_u16()) & 4095];
-                            *h = with_gravity(*h, bonus);
-                        } else {
-                            let h = &mut history[usize::from(m.to_u16()) & 4095];
-                            *h = (*h + bonus).min(1 << 27);
                         }
+                        let h = &mut history[move_index(m)];
+                        *h = if options.history_malus {
+                            with_gravity(*h, bonus)
+                        } else {
+                            (*h + bonus).min(1 << 27)
+                        };
                         self.heuristics.countermoves[previous] = m;
                         break;
                     }
@@ -444,6 +445,12 @@ const STABILITY: [f64; 4] = [1.7, 1.3, 1.0, 0.8];
 /// ...and a drop of the score by this much since the last iteration gives
 /// it half as much again.
 const FALLING_SCORE: i32 = 50;
+
+/// A move's slot in the history and countermove tables, which are
+/// indexed by its from and to squares (4,096 slots).
+fn move_index(m: Move) -> usize {
+    usize::from(m.to_u16()) & 4095
+}
 
 /// With the history malus, history scores stay within ± this.
 const HISTORY_BOUND: i32 = 1 << 14;
