@@ -2,16 +2,10 @@
 //! again on the same database: every game comes back at the position its
 //! players last saw, with the same keys; no move is lost or played twice.
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-use tokio::net::TcpStream;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{connect_async, MaybeTlsStream, WebSocketStream};
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+use yolah_test_client::{client, next_of, send};
 
 /// Starts `yolah serve` on a free port with `db`; its address.
 fn serve(db: &str) -> (Child, String) {
@@ -47,35 +41,6 @@ fn serve(db: &str) -> (Child, String) {
     // Keep reading stderr so the server never blocks on it.
     std::thread::spawn(move || for _ in lines {});
     (child, addr)
-}
-
-async fn client(addr: &str) -> Ws {
-    let (mut ws, _) = connect_async(format!("ws://{addr}/ws")).await.unwrap();
-    assert_eq!(next(&mut ws).await["type"], "hello");
-    ws
-}
-
-async fn send(ws: &mut Ws, v: Value) {
-    ws.send(Message::Text(v.to_string().into())).await.unwrap();
-}
-
-async fn next(ws: &mut Ws) -> Value {
-    loop {
-        match tokio::time::timeout(Duration::from_secs(60), ws.next()).await {
-            Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(&t).unwrap(),
-            Ok(Some(Ok(_))) => continue,
-            other => panic!("no message: {other:?}"),
-        }
-    }
-}
-
-async fn next_of(ws: &mut Ws, kind: &str) -> Value {
-    loop {
-        let v = next(ws).await;
-        if v["type"] == kind {
-            return v;
-        }
-    }
 }
 
 /// One game: its keys, and the moves its players last saw.

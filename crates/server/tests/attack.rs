@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::{client, http_get, next_of, send, start_server, stats, stats_once};
+use common::{client, get, next_of, send, start_server, stats, stats_once};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -292,7 +292,7 @@ async fn idle_and_slowloris_connections_do_not_lock_others_out() {
     }
     let open = stats(&addr).await["connections"].clone();
     let begin = Instant::now();
-    let (status, page) = http_get(&addr, "/").await;
+    let (status, page) = get(&addr, "/").await;
     let page_time = begin.elapsed();
     let times = timed_moves(&addr, 10).await;
     eprintln!(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{client, http_get, next, next_of, next_state_where, send, start_server, Ws};
+use common::{client, get, next, next_of, next_state_where, send, start_server, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -104,7 +104,7 @@ async fn bad_messages_are_refused_and_change_nothing() {
     assert_eq!(next_of(&mut black, "error").await["type"], "error");
 
     // Nothing changed: the record is still empty.
-    let (status, body) = http_get(&addr, &format!("/record?key={watch}")).await;
+    let (status, body) = get(&addr, &format!("/record?key={watch}")).await;
     assert_eq!(status, 200);
     assert!(GameRecord::parse(&body).unwrap().moves.is_empty());
     assert_eq!(first["moves"], json!([]));
@@ -135,7 +135,7 @@ async fn bad_messages_are_refused_and_change_nothing() {
     send(&mut again, json!({"type": "move", "move": "e5:c7"})).await;
     let state = next_of(&mut again, "state").await;
     assert_eq!(state["moves"], json!(["d5:b7", "e5:c7"]));
-    assert_eq!(http_get(&addr, "/record?key=nope").await.0, 404);
+    assert_eq!(get(&addr, "/record?key=nope").await.0, 404);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,7 +155,7 @@ async fn a_game_against_the_computer_runs_to_the_end() {
     loop {
         let s = next_of(&mut me, "state").await;
         if s["game_over"] == true {
-            let (_, body) = http_get(&addr, &format!("/record?key={key}")).await;
+            let (_, body) = get(&addr, &format!("/record?key={key}")).await;
             let end = GameRecord::parse(&body).unwrap().replay().unwrap();
             assert_eq!(end.to_text(), s["position"]);
             break;
@@ -216,7 +216,7 @@ async fn two_hundred_concurrent_games() {
             let w = tokio::spawn(scripted(white, "white", 2 * g + 1));
             let (b, w) = (b.await.unwrap(), w.await.unwrap());
             assert_eq!(b.0, w.0, "both players see the same final state");
-            let (_, body) = http_get(&addr, &format!("/record?key={watch}")).await;
+            let (_, body) = get(&addr, &format!("/record?key={watch}")).await;
             let end = GameRecord::parse(&body).unwrap().replay().unwrap();
             assert_eq!(
                 end.to_text(),
