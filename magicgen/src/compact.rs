@@ -143,7 +143,7 @@ fn shape(
 /// `start mod 2^(bits − b)` where the mask's lowest bit `b` is below `bits`
 /// (turns come in those steps); `not_mask` is the complement of the
 /// square's mask.
-fn turn(magic: u64, bits: u32, start: u32, not_mask: u64) -> u64 {
+pub(crate) fn turn(magic: u64, bits: u32, start: u32, not_mask: u64) -> u64 {
     let low = (!not_mask).trailing_zeros();
     let step = 1u64 << bits.saturating_sub(low);
     let start = u64::from(start) / step * step;

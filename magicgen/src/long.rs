@@ -5,7 +5,7 @@
 use crate::climb_log::{self, ClimbLog};
 use crate::{seed_arg, write_constants, Cli};
 use magicgen::compact::{self, compact_pool, PoolSpec};
-use magicgen::interleave::{CHAINS, STEPS_PER_EFFORT};
+use magicgen::interleave::{Packing, CHAINS, DEFAULT_TURNS, STEPS_PER_EFFORT};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -74,8 +74,14 @@ fn command(cli: &Cli, effort: u64) -> String {
         0 => String::new(),
         n => format!(" --below-mask {n}"),
     };
+    // Left out at its default, so that the committed table's command (from
+    // before `--turns`) still names what produced it.
+    let turns = match cli.turns {
+        DEFAULT_TURNS => String::new(),
+        n => format!(" --turns {n}"),
+    };
     format!(
-        "magicgen --method interleave --compact {}{below} --effort {effort} --run-slots {} --seed {}",
+        "magicgen --method interleave --compact {}{below} --effort {effort} --run-slots {}{turns} --seed {}",
         cli.compact,
         cli.run_slots,
         seed_arg(cli.seed)
@@ -177,14 +183,14 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let climbed = start.elapsed().as_secs_f64();
     let bar = Bar::new();
     let steps = effort * STEPS_PER_EFFORT;
-    let mut set = magicgen::interleave::interleave(
-        INDEXING,
-        cli.seed,
-        &pool,
-        cli.run_slots,
+    let packing = Packing {
+        run: cli.run_slots,
+        turns: cli.turns,
         steps,
-        cli.threads,
-        &|done, len| {
+        threads: cli.threads,
+    };
+    let mut set =
+        magicgen::interleave::interleave(INDEXING, cli.seed, &pool, &packing, &|done, len| {
             let len = if len == usize::MAX {
                 "no".into()
             } else {
@@ -196,8 +202,7 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
                 CHAINS * steps,
                 &format!("steps, {len} entries"),
             )
-        },
-    )?;
+        })?;
     set.command = Some(command(cli, effort));
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
@@ -211,4 +216,27 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
         start.elapsed().as_secs_f64() - climbed
     );
     write_constants(&set, &cli.out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use yolah_geometry::MagicSet;
+
+    #[test]
+    fn the_command_names_every_option_that_changes_the_result() {
+        // The committed table's own command is written back as it is: an
+        // option at its default (such as `--turns 1`) is left out.
+        let set = MagicSet::committed().expect("the committed constants parse");
+        let header = set.command.expect("the committed file names its command");
+        let cli = Cli::try_parse_from(header.split_whitespace()).expect("magicgen parses it");
+        assert_eq!(command(&cli, cli.effort.expect("a search")), header);
+        let args = "magicgen --effort 2 --compact 5 --turns 3 --seed 4 --threads 1 --out x";
+        let cli = Cli::try_parse_from(args.split_whitespace()).unwrap();
+        assert_eq!(
+            command(&cli, 2),
+            "magicgen --method interleave --compact 5 --effort 2 --run-slots 1 --turns 3 --seed 4"
+        );
+    }
 }

@@ -91,6 +91,14 @@ pub(crate) struct Cli {
           value_parser = clap::value_parser!(u32).range(1..=i64::from(magicgen::interleave::MAX_RUN)),
           requires = "effort")]
     run_slots: u32,
+    /// Offer the interleave search every pool block at up to this many
+    /// turns round its window: the pool's own (its ring's largest gap at
+    /// the wrap), then its ring's second, third, … largest gap at the wrap,
+    /// where the turn's step allows. More turns pack tighter and slower.
+    #[arg(long, default_value_t = magicgen::interleave::DEFAULT_TURNS,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(magicgen::interleave::MAX_TURNS)),
+          requires = "effort")]
+    turns: u32,
     /// A log of the compact pool's climbs, kept: climbs already in it are not
     /// climbed again, and each new one is appended as it ends. A killed run
     /// resumes from it, and a run with a larger `--compact` extends it. It
@@ -233,6 +241,7 @@ impl Mode {
                 "compact",
                 "below_mask",
                 "run_slots",
+                "turns",
                 "climb_log",
                 "recheck_climbs",
             ],
@@ -630,6 +639,8 @@ mod tests {
             .contains("--fewer-bit-tries is for --classic"));
         let threads = refusal(&["--classic", "--threads", "2"]).expect("refused");
         assert!(threads.contains("--threads is for --effort"), "{threads}");
+        let turns = refusal(&["--classic", "--turns", "3"]).expect("refused");
+        assert!(turns.contains("--turns is for --effort"), "{turns}");
         assert!(refusal(&["--out", "x", "bitscan"]).is_some());
         assert!(refusal(&["--report", "--seed", "3"]).is_some());
         let two = refusal(&["--check", "bitscan"]).expect("refused");
@@ -647,6 +658,8 @@ mod tests {
             "3",
             "--threads",
             "1",
+            "--turns",
+            "3",
         ];
         assert_eq!(refusal(&search), None);
         assert_eq!(refusal(&["--report", "--file", "m.txt"]), None);

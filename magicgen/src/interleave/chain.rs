@@ -1,55 +1,10 @@
-//! Interleaving: the shared table packed run by run from the compact pool
-//! (`--method interleave`).
-//!
-//! Cut the table into runs of `run` slots (`magicgen --run-slots`); two
-//! squares never share a run. A block is the set of runs it touches, and
-//! the table is a strip of runs into which every square puts one block,
-//! chosen from its pool (every compact climb, turned so that its ring's
-//! largest gap wraps), with no run taken twice. That turns the search for
-//! magics into a packing of 128 shapes with holes, where a block's holes
-//! are room for other squares' runs.
-//!
-//! Runs of 8 slots came first: in the smallest published table two squares
-//! almost never share one (`docs/magic-tables.md`, section 9). But a block's
-//! own holes inside its runs are then lost to everyone else. Runs of one
-//! slot (the default, [`DEFAULT_RUN`]) pack used slots exactly: on seed 3's
-//! 70-climb pool, two chains of 8,192 steps gave 89,782 entries against
-//! 92,846 for runs of 2 and 92,751 for runs of 4 (section 12). Shorter runs
-//! cost time: a block has more stretches to find room for.
-//!
-//! The packing is ruin and recreate at a fixed length, starting from every
-//! square's smallest block end to end. Squares that do not fit are left
-//! out; a step takes out a few placed squares (those nearest
-//! to a random run, or now and then a random few), puts every left-out
-//! square back (biggest first, each at its lowest position over all its
-//! shapes, a bigger shape paying [`LAMBDA`] runs per extra run), and is
-//! kept unless more runs are left out than before. When every square is
-//! in, the layout is the best so far and the strip shrinks by a fifth of a
-//! percent, leaving out the squares past its new end.
-//!
-//! [`CHAINS`] independent chains run (in parallel when threads allow), each
-//! with its own ChaCha8 generator, and the shortest table wins, so the
-//! result does not depend on the number of threads.
+//! One ruin-and-recreate chain of the packer: the strip of runs, kept as
+//! bit levels so that the search for room tests 64 positions at once, and
+//! the steps that take squares out and put them back.
 
-use crate::compact::turned;
-use crate::problem::{square_seed, squares, Problem, Scratch};
+use super::shapes::Shape;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
-use yolah_geometry::magics::{Indexing, MagicEntry, MagicSet};
-
-/// Independent chains of one search.
-pub const CHAINS: u64 = 2;
-
-/// Slots per run by default (`magicgen --run-slots`): every slot is a run.
-pub const DEFAULT_RUN: u32 = 1;
-
-/// The longest run the packer accepts.
-pub const MAX_RUN: u32 = 64;
-
-/// Ruin-and-recreate steps per chain for each unit of effort.
-pub const STEPS_PER_EFFORT: u64 = 8192;
 
 /// What a shape pays, in runs of position, for each run it has more than
 /// its square's smallest shape. 2 measured 89,776 entries against 90,327
@@ -67,123 +22,6 @@ const RANDOM_RUIN: u64 = 30;
 const RUIN_LEAST: usize = 2;
 /// How many sizes of ruin a step draws from.
 const RUIN_SPREAD: u64 = 12;
-
-/// Shapes with more than this many times their square's fewest runs are
-/// dropped: they would never be chosen, and every one costs time.
-const SLACK: u32 = 2;
-
-/// A pool block cut into runs.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Shape {
-    magic: u64,
-    bits: u32,
-    /// Local index of the block's first used slot.
-    first: u32,
-    /// How far into its run the first used slot lies, for the best cut.
-    cut: u32,
-    /// Slots from the first used one to the last.
-    span: u32,
-    /// Runs from the first to the last touched, both included.
-    len: u32,
-    /// Runs touched.
-    runs: u32,
-    /// Maximal stretches of touched runs, `[start, end)` from the first,
-    /// longest first (the likeliest to find no room, so the search for
-    /// room checks them first).
-    stretches: Vec<(u32, u32)>,
-}
-
-impl Shape {
-    /// The levels of [`Chain::covered`] its longest stretch needs.
-    fn levels(&self) -> usize {
-        let (a, b) = self.stretches[0];
-        (b - a).ilog2() as usize + 1
-    }
-}
-
-/// `magic`'s block for `problem`, turned and cut into runs at the cut that
-/// touches the fewest; `None` if `magic` is not valid at `bits`.
-fn shape(
-    problem: &Problem,
-    magic: u64,
-    bits: u32,
-    run: u32,
-    scratch: &mut Scratch,
-) -> Option<Shape> {
-    let magic = turned(problem, magic, bits, scratch)?;
-    let mut slots = scratch.block(problem, magic, bits)?.to_vec();
-    slots.sort_unstable();
-    let first = slots[0];
-    let span = slots[slots.len() - 1] - first + 1;
-    let (cut, runs) = cut_into_runs(&slots, run);
-    let mut stretches: Vec<(u32, u32)> = Vec::new();
-    for &r in &runs {
-        match stretches.last_mut() {
-            Some(last) if last.1 == r => last.1 += 1,
-            _ => stretches.push((r, r + 1)),
-        }
-    }
-    stretches.sort_unstable_by_key(|&(s, e)| (std::cmp::Reverse(e - s), s));
-    Some(Shape {
-        magic,
-        bits,
-        first,
-        cut,
-        span,
-        len: runs[runs.len() - 1] + 1,
-        runs: runs.len() as u32,
-        stretches,
-    })
-}
-
-/// The cut (how far into its run the first slot lies) at which the sorted
-/// `slots` touch the fewest runs, the lowest such cut, and the runs they
-/// touch then, counted from the first slot's.
-fn cut_into_runs(slots: &[u32], run: u32) -> (u32, Vec<u32>) {
-    let first = slots[0];
-    (0..run)
-        .map(|cut| {
-            let mut runs: Vec<u32> = slots.iter().map(|&s| (s - first + cut) / run).collect();
-            runs.dedup();
-            (cut, runs)
-        })
-        .min_by_key(|(cut, runs)| (runs.len(), *cut))
-        .expect("a run has a slot")
-}
-
-/// Every square's shapes from its pool, fewest runs first, without
-/// duplicates (blocks that touch the same runs) and without those more than
-/// [`SLACK`] times its smallest.
-fn shapes(
-    problems: &[Problem],
-    pool: &[Vec<(u64, u32)>],
-    run: u32,
-) -> Result<Vec<Vec<Shape>>, String> {
-    let mut scratch = Scratch::new(16);
-    problems
-        .iter()
-        .zip(pool)
-        .enumerate()
-        .map(|(i, (problem, blocks))| {
-            let mut all: Vec<Shape> = blocks
-                .iter()
-                .filter_map(|&(magic, bits)| shape(problem, magic, bits, run, &mut scratch))
-                .collect();
-            all.sort_by_key(|s| (s.runs, s.len, s.bits, s.magic));
-            all.dedup_by_key(|s| (s.magic, s.bits));
-            let fewest = all
-                .first()
-                .ok_or(format!("square {i} has no valid block in the pool"))?
-                .runs;
-            all.retain(|s| s.runs <= SLACK * fewest);
-            // Blocks that touch the same runs are one shape to the packer
-            // (half the shapes of a 38-climb pool): keep the first.
-            let mut seen = HashSet::new();
-            all.retain(|s| seen.insert(s.stretches.clone()));
-            Ok(all)
-        })
-        .collect()
-}
 
 /// Sets bits `from..to` of `bits` to `value`.
 fn set_bits(bits: &mut [u64], from: usize, to: usize, value: bool) {
@@ -213,10 +51,10 @@ fn bits_from(level: &[u64], p: usize, words: usize) -> u64 {
 }
 
 /// One chain's layout: for every square its shape and first run, if in.
-type Layout = Vec<Option<(usize, usize)>>;
+pub(super) type Layout = Vec<Option<(usize, usize)>>;
 
 /// One ruin-and-recreate chain.
-struct Chain<'a> {
+pub(super) struct Chain<'a> {
     shapes: &'a [Vec<Shape>],
     /// Each square's fewest runs: its size, and what it costs left out.
     size: Vec<u64>,
@@ -461,7 +299,7 @@ impl<'a> Chain<'a> {
 }
 
 /// The table length, in slots, of a complete layout.
-fn table_len(shapes: &[Vec<Shape>], layout: &Layout, run: u32) -> usize {
+pub(super) fn table_len(shapes: &[Vec<Shape>], layout: &Layout, run: u32) -> usize {
     layout
         .iter()
         .enumerate()
@@ -477,7 +315,7 @@ fn table_len(shapes: &[Vec<Shape>], layout: &Layout, run: u32) -> usize {
 /// Runs one chain for `steps` steps and returns its best complete layout.
 /// `tick` is called every [`TICK`] steps with the steps since the last call
 /// and the shortest table the chain has found.
-fn run_chain(
+pub(super) fn run_chain(
     shapes: &[Vec<Shape>],
     run: u32,
     seed: u64,
@@ -513,7 +351,7 @@ const TICK: u64 = 1024;
 
 /// Every square at its smallest shape, end to end: the layout a search with
 /// no steps returns.
-fn end_to_end(shapes: &[Vec<Shape>]) -> Layout {
+pub(super) fn end_to_end(shapes: &[Vec<Shape>]) -> Layout {
     let mut at = 0;
     shapes
         .iter()
@@ -525,135 +363,11 @@ fn end_to_end(shapes: &[Vec<Shape>]) -> Layout {
         .collect()
 }
 
-/// The interleaving search over `pool` (every square's `(magic, bits)`
-/// blocks, as [`crate::compact::compact_pool`] gives them): [`CHAINS`]
-/// chains of `steps` steps each on up to `threads` threads; `progress` is
-/// called with the steps done over all chains and the shortest table so far.
-pub fn interleave(
-    indexing: Indexing,
-    seed: u64,
-    pool: &[Vec<(u64, u32)>],
-    run: u32,
-    steps: u64,
-    threads: usize,
-    progress: &(dyn Fn(u64, usize) + Sync),
-) -> Result<MagicSet, String> {
-    if indexing != Indexing::Black {
-        return Err("interleaving turns blocks round their window: black magics only".into());
-    }
-    if !(1..=MAX_RUN).contains(&run) {
-        return Err(format!("a run is 1 to {MAX_RUN} slots, not {run}"));
-    }
-    let all = squares();
-    let problems: Vec<Problem> = all
-        .iter()
-        .map(|&(slider, square)| Problem::new(indexing, slider, square))
-        .collect();
-    if pool.len() != problems.len() {
-        return Err(format!(
-            "the pool has {} squares, not {}",
-            pool.len(),
-            problems.len()
-        ));
-    }
-    let shapes = shapes(&problems, pool, run)?;
-    let shortest = AtomicU64::new(u64::MAX);
-    let counted = AtomicU64::new(0);
-    let chain = |c: u64| {
-        let seed = square_seed(seed ^ 0x1e7e_a5e0, c as usize);
-        run_chain(&shapes, run, seed, steps, &|more, len| {
-            shortest.fetch_min(len as u64, Ordering::Relaxed);
-            let done = counted.fetch_add(more, Ordering::Relaxed) + more;
-            progress(done, shortest.load(Ordering::Relaxed) as usize);
-        })
-    };
-    let layouts: Vec<Layout> = if threads >= 2 {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..CHAINS).map(|c| scope.spawn(move || chain(c))).collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a chain panicked"))
-                .collect()
-        })
-    } else {
-        (0..CHAINS).map(chain).collect()
-    };
-    let best = layouts
-        .iter()
-        .min_by_key(|l| table_len(&shapes, l, run))
-        .expect("CHAINS > 0");
-    let entries = all
-        .iter()
-        .zip(best)
-        .enumerate()
-        .map(|(i, (&(slider, square), p))| {
-            let (s, at) = p.expect("complete layout");
-            let shape = &shapes[i][s];
-            let base = run as usize * at + shape.cut as usize;
-            MagicEntry {
-                slider,
-                square,
-                bits: shape.bits,
-                magic: shape.magic,
-                offset: base as i64 - i64::from(shape.first),
-            }
-        })
-        .collect();
-    Ok(MagicSet {
-        seed: Some(seed),
-        command: None,
-        indexing,
-        entries,
-        table_len: table_len(&shapes, best, run),
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::shapes::shapes;
+    use super::super::tests::{problems, small_pool};
     use super::*;
-
-    #[test]
-    fn a_block_is_cut_where_it_touches_the_fewest_runs() {
-        // Eight slots in a row: one run, cut at the first.
-        assert_eq!(cut_into_runs(&(3..11).collect::<Vec<_>>(), 8), (0, vec![0]));
-        // A lone slot and a row of eight one slot off the run boundary:
-        // cut 0 touches three runs, cut 7 two.
-        let slots: Vec<u32> = [0].into_iter().chain(9..17).collect();
-        assert_eq!(cut_into_runs(&slots, 8), (7, vec![0, 2]));
-        // Runs of two slots: the lone slot, then four runs from slot 9 on.
-        assert_eq!(cut_into_runs(&slots, 2), (1, vec![0, 5, 6, 7, 8]));
-    }
-
-    fn small_pool() -> Vec<Vec<(u64, u32)>> {
-        crate::compact::tests::small_pool(2)
-    }
-
-    #[test]
-    fn interleaving_gives_a_valid_short_set_that_repeats_itself() {
-        let pool = small_pool();
-        let run = |threads| interleave(Indexing::Black, 5, &pool, 8, 300, threads, &|_, _| {});
-        let set = run(1).unwrap();
-        assert_eq!(set, run(2).unwrap());
-        set.attack_table()
-            .expect("every slot agrees with ray casting");
-        // Never longer than the same blocks laid end to end (this pool's
-        // short climbs give dense blocks, which leave no room between them).
-        let problems: Vec<Problem> = squares()
-            .iter()
-            .map(|&(slider, square)| Problem::new(Indexing::Black, slider, square))
-            .collect();
-        let shapes = shapes(&problems, &pool, 8).unwrap();
-        let end_to_end = table_len(&shapes, &end_to_end(&shapes), 8);
-        assert!(
-            set.table_len <= end_to_end,
-            "{} vs {end_to_end}",
-            set.table_len
-        );
-        // No steps still gives a valid set: the blocks end to end.
-        let none = interleave(Indexing::Black, 5, &pool, 8, 0, 1, &|_, _| {}).unwrap();
-        assert_eq!(none.table_len, end_to_end);
-        none.attack_table().expect("valid");
-    }
 
     /// The run length of the comb tests.
     const RUN: u32 = 8;
@@ -693,12 +407,8 @@ mod tests {
 
     #[test]
     fn a_chain_never_takes_a_run_twice() {
-        let pool = small_pool();
-        let problems: Vec<Problem> = squares()
-            .iter()
-            .map(|&(slider, square)| Problem::new(Indexing::Black, slider, square))
-            .collect();
-        let shapes = shapes(&problems, &pool, 2).unwrap();
+        // Runs of two slots, blocks at up to three turns.
+        let shapes = shapes(&problems(), &small_pool(), 2, 3).unwrap();
         let len = shapes.iter().map(|s| s[0].runs as usize).sum();
         let mut chain = Chain::new(&shapes, len, 1);
         for step in 0..200 {
@@ -731,21 +441,6 @@ mod tests {
                     assert_eq!(level[r / 64] >> (r % 64) & 1 == 1, any, "level {m} run {r}");
                 }
             }
-        }
-    }
-
-    #[test]
-    fn white_magics_and_short_pools_are_refused() {
-        let pool = vec![Vec::new(); 128];
-        let white = interleave(Indexing::White, 1, &pool, 8, 1, 1, &|_, _| {});
-        assert!(white.unwrap_err().contains("black"));
-        let short = interleave(Indexing::Black, 1, &pool[..3], 8, 1, 1, &|_, _| {});
-        assert!(short.unwrap_err().contains("3 squares"));
-        let empty = interleave(Indexing::Black, 1, &pool, 8, 1, 1, &|_, _| {});
-        assert!(empty.unwrap_err().contains("no valid block"));
-        for run in [0, MAX_RUN + 1] {
-            let bad = interleave(Indexing::Black, 1, &pool, run, 1, 1, &|_, _| {});
-            assert!(bad.unwrap_err().contains("a run is 1 to 64 slots"));
         }
     }
 }
