@@ -115,6 +115,10 @@ pub struct SearchOptions {
     /// Late-move reductions one ply deeper at null-window nodes (off the
     /// principal variation), where a move only has to be proved worse.
     pub null_window_reduction: bool,
+    /// Null-move pruning: off the principal variation, a node whose static
+    /// value beats beta lets the opponent move twice (a pass) in a
+    /// shallower search, and is cut if it still beats beta.
+    pub null_move: bool,
 }
 
 impl SearchOptions {
@@ -129,6 +133,7 @@ impl SearchOptions {
         eval_order: false,
         history_malus: false,
         null_window_reduction: false,
+        null_move: false,
     };
 }
 
@@ -145,12 +150,15 @@ impl Default for SearchOptions {
             eval_order: false,
             history_malus: false,
             null_window_reduction: false,
+            null_move: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 9] = ["lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr"];
+const OPTION_KEYS: [&str; 10] = [
+    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp",
+];
 
 /// The spec's search options (the defaults for keys not given).
 fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
@@ -171,5 +179,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         eval_order: flag("eo", d.eval_order)?,
         history_malus: flag("hm", d.history_malus)?,
         null_window_reduction: flag("nwr", d.null_window_reduction)?,
+        null_move: flag("nmp", d.null_move)?,
     })
 }
