@@ -24,6 +24,18 @@ game are drawn in proportion to the visits, later ones are the most
 visited move. The value target is the result for the side to move; a
 training-only head also learns the final margin of points (KataGo's
 auxiliary targets in miniature), which speeds up the value's learning.
+With --q-weight, the value target mixes in the full search's root value.
+
+Self-play runs in --actors processes (spawned; 1 by default) beside the
+learner: an actor plays with the weights the learner last published
+(shared memory, every --publish-every steps) and sends the positions of
+its finished games through a queue of at most --queue messages. The
+learner takes them between training steps, trains at most --train-ratio
+positions for each one received, and waits for the actors only when it
+has nothing to train on. Evaluations and checkpoints pause the actors
+(training time does not count them). An actor's error or death stops the
+run with its message, after a checkpoint. --actors 0: self-play and
+training take turns in one process.
 """
 
 import os
@@ -35,14 +47,16 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import multiprocessing  # noqa: E402
 import signal  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from queue import Empty, Full  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 import yolah  # noqa: E402
-from yolah.aznet import Adam, Network, transform  # noqa: E402
+from yolah.aznet import NAMES, Adam, Network, transform  # noqa: E402
 from yolah.search import Search  # noqa: E402
 from yolah.vector import MAX_MOVES, VectorEnv  # noqa: E402
 
@@ -60,32 +74,37 @@ class Replay:
         self.policy = np.zeros((capacity, MAX_MOVES), np.float16)
         self.z = np.zeros(capacity, np.int8)
         self.margin = np.zeros(capacity, np.int8)
+        # The full search's root value for the side to move.
+        self.q = np.zeros(capacity, np.float16)
         self.size = 0
         self.next = 0
         self.added = 0
 
-    def add(self, planes, scores, legal, policy, z, margin):
-        for i in range(len(z)):
-            j = self.next
-            self.planes[j] = planes[i]
-            self.scores[j] = scores[i]
-            self.legal[j] = legal[i]
-            self.policy[j] = policy[i]
-            self.z[j] = z[i]
-            self.margin[j] = margin[i]
-            self.next = (j + 1) % self.capacity
-            self.size = min(self.size + 1, self.capacity)
-        self.added += len(z)
+    def add(self, positions):
+        """Adds a dict of arrays (as `SelfPlay` makes them), one row a
+        position."""
+        n = len(positions["z"])
+        # The rows written, wrapping around; a chunk larger than the buffer
+        # keeps its last `capacity` rows.
+        rows = (self.next + np.arange(n)) % self.capacity
+        keep = slice(max(0, n - self.capacity), n)
+        for name in ("planes", "scores", "legal", "policy", "z", "margin", "q"):
+            getattr(self, name)[rows[keep]] = positions[name][keep]
+        self.next = (self.next + n) % self.capacity
+        self.size = min(self.size + n, self.capacity)
+        self.added += n
 
-    def sample(self, rng, n):
+    def sample(self, rng, n, q_weight=0.0):
         """A batch under a random symmetry each: (observations, legal,
-        target, z, margin)."""
+        target, value target, margin). The value target is the result,
+        mixed with the search's root value with weight `q_weight`."""
         idx = rng.integers(0, self.size, n)
         planes = np.unpackbits(self.planes[idx], axis=1).reshape(n, 6, 8, 8)
         planes, legal = transform(planes, self.legal[idx], rng.integers(0, 8, n))
         obs = {"observation": planes[:, :4], "reach": planes[:, 4:], "scores": self.scores[idx]}
         target = self.policy[idx].astype(np.float32)
-        return obs, legal.astype(np.int64), target, self.z[idx].astype(np.float32), self.margin[idx].astype(np.float32)
+        value = (1 - q_weight) * self.z[idx].astype(np.float32) + q_weight * self.q[idx].astype(np.float32)
+        return obs, legal.astype(np.int64), target, value, self.margin[idx].astype(np.float32)
 
     def state(self):
         n = self.size
@@ -96,6 +115,7 @@ class Replay:
             "replay_policy": self.policy[:n],
             "replay_z": self.z[:n],
             "replay_margin": self.margin[:n],
+            "replay_q": self.q[:n],
             "replay_next": self.next,
             "replay_added": self.added,
         }
@@ -108,20 +128,22 @@ class Replay:
         self.policy[:n] = state["replay_policy"]
         self.z[:n] = state["replay_z"]
         self.margin[:n] = state["replay_margin"]
+        # Checkpoints from before the root values were kept: the result.
+        self.q[:n] = state["replay_q"] if "replay_q" in state else state["replay_z"]
         self.size, self.next, self.added = n, int(state["replay_next"]), int(state["replay_added"])
 
 
 class SelfPlay:
-    """`games` games played at once by the batched search with the
-    current network; finished games go into the replay buffer."""
+    """`games` games played at once by the batched search with a network;
+    each move returns the positions of the games it finished."""
 
-    def __init__(self, args, seed):
+    def __init__(self, args, seed, threads):
         n = args.games
         self.args = args
-        self.env = VectorEnv(n, threads=args.threads, autoreset_mode="SameStep", action_mask=None, reach=True)
+        self.env = VectorEnv(n, threads=threads, autoreset_mode="SameStep", action_mask=None, reach=True)
         self.obs, info = self.env.reset(seed=seed)
         self.to_play = info["to_play"].copy()
-        self.search = Search(n, threads=args.threads, seed=seed, max_nodes=args.max_nodes)
+        self.search = Search(n, threads=threads, seed=seed, max_nodes=args.max_nodes)
         self.rng = np.random.default_rng(seed)
         self.ply = np.zeros(n, np.int64)
         # Per game, the positions recorded and the colour to move in each.
@@ -131,8 +153,10 @@ class SelfPlay:
         self.moves = 0
         self.results = {"black": 0, "white": 0, "draw": 0}
 
-    def move(self, net, replay):
-        """One move in every game; returns the positions recorded."""
+    def move(self, net):
+        """One move in every game; returns the number of positions recorded
+        and the positions of the games finished (a dict of arrays for
+        `Replay.add`, None if no game ended with positions)."""
         a = self.args
         n = a.games
         full = self.rng.random(n) < a.full_fraction
@@ -147,28 +171,190 @@ class SelfPlay:
         visits = out.visit_counts.astype(np.float32)
         policy = visits / np.maximum(visits.sum(axis=1, keepdims=True), 1)
         for i in np.flatnonzero(full):
-            self.pending[i].append((planes[i], scores[i], out.legal_actions[i].copy(), policy[i].astype(np.float16)))
+            self.pending[i].append((planes[i], scores[i], out.legal_actions[i].copy(), policy[i].astype(np.float16),
+                                    out.root_value[i]))
             self.pending_colours[i].append(self.to_play[i])
             recorded += 1
         self.obs, _, terminated, _, info = self.env.step(out.action)
         self.to_play = info["to_play"].copy()
         self.ply += 1
         self.moves += n
+        finished = []
         for i in np.flatnonzero(terminated):
             colour_rewards = info["rewards"][i]
             points = info["points"][i].astype(np.int64)
             black = colour_rewards[0]
             self.results["black" if black > 0 else "white" if black < 0 else "draw"] += 1
             if self.pending[i]:
-                p, s, legal, pol = zip(*self.pending[i])
-                z = [colour_rewards[c] for c in self.pending_colours[i]]
-                margin = [points[c] - points[1 - c] for c in self.pending_colours[i]]
-                replay.add(np.stack(p), np.stack(s), np.stack(legal), np.stack(pol), np.array(z, np.int8),
-                           np.array(margin, np.int8))
+                colours = self.pending_colours[i]
+                finished.extend(
+                    (*position, colour_rewards[c], points[c] - points[1 - c])
+                    for position, c in zip(self.pending[i], colours)
+                )
             self.pending[i], self.pending_colours[i] = [], []
             self.ply[i] = 0
             self.games += 1
-        return recorded
+        if not finished:
+            return recorded, None
+        columns = list(zip(*finished))
+        positions = {
+            name: np.array(column, dtype)
+            for name, column, dtype in zip(
+                ("planes", "scores", "legal", "policy", "q", "z", "margin"),
+                columns,
+                (np.uint8, np.uint8, np.int16, np.float16, np.float16, np.int8, np.int8),
+            )
+        }
+        return recorded, positions
+
+
+class ActorFailed(RuntimeError):
+    """A self-play actor process died."""
+
+
+def actor_main(options, layout, seed, queue, weights, version, lock, running, stop):
+    """A self-play actor (run in its own process): plays with the latest
+    weights the learner has published and sends the positions of its
+    finished games, with its counters, through the bounded `queue`. It
+    stops when `stop` is set or the learner is gone; an error ends the
+    process with its traceback on stderr (the learner reports the exit).
+    Ctrl-C is the learner's to handle: it stops the actors through `stop`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Nothing waits, at exit, for messages the learner will never read.
+    queue.cancel_join_thread()
+    args = argparse.Namespace(**options)
+    learner = multiprocessing.parent_process()
+    selfplay = SelfPlay(args, seed, threads=1)
+    net, seen = None, None
+    games_sent, cpu_sent = 0, time.process_time()
+    while not stop.is_set() and learner.is_alive():
+        if not running.wait(timeout=1.0):
+            continue
+        if version.value != seen:
+            with lock:
+                flat = np.frombuffer(weights, np.float32).copy()
+                seen = version.value
+            net = Network(unflatten(flat, layout))
+        _, positions = selfplay.move(net)
+        if positions is None:
+            continue
+        cpu = time.process_time()
+        stats = {"games": selfplay.games - games_sent, "cpu": cpu - cpu_sent, "version": seen}
+        games_sent, cpu_sent = selfplay.games, cpu
+        # A full queue means the learner is busy: wait for room, unless it
+        # stops or is gone.
+        while not stop.is_set() and learner.is_alive():
+            try:
+                queue.put((positions, stats), timeout=1.0)
+                break
+            except Full:
+                pass
+
+
+def flatten(net, layout):
+    return np.concatenate([net.params[name].ravel() for name, _ in layout])
+
+
+def unflatten(flat, layout):
+    params, at = {}, 0
+    for name, shape in layout:
+        n = int(np.prod(shape))
+        params[name] = flat[at : at + n].reshape(shape)
+        at += n
+    return params
+
+
+class Actors:
+    """`count` self-play processes (started with `spawn`, one BLAS and one
+    search thread each) fed with the learner's weights through shared
+    memory and sending positions through a queue of at most `args.queue`
+    messages. An actor's death raises `ActorFailed` in the learner."""
+
+    def __init__(self, args, net, seed, count):
+        ctx = multiprocessing.get_context("spawn")
+        self.layout = [(name, net.params[name].shape) for name in NAMES]
+        self.weights = ctx.RawArray("f", sum(int(np.prod(shape)) for _, shape in self.layout))
+        self.version = ctx.RawValue("q", 0)
+        self.lock = ctx.Lock()
+        self.queue = ctx.Queue(maxsize=args.queue)
+        self.running, self.stop = ctx.Event(), ctx.Event()
+        self.running.set()
+        self.publish(net)
+        options = {k: v for k, v in vars(args).items() if k in SELFPLAY_OPTIONS}
+        self.processes = [
+            ctx.Process(
+                target=actor_main,
+                args=(options, self.layout, seed + 7 * i, self.queue, self.weights, self.version, self.lock,
+                      self.running, self.stop),
+                name=f"self-play actor {i}",
+                daemon=True,
+            )
+            for i in range(count)
+        ]
+        for p in self.processes:
+            p.start()
+
+    def publish(self, net):
+        """Makes `net`'s weights the ones the actors play with next."""
+        flat = flatten(net, self.layout)
+        with self.lock:
+            np.frombuffer(self.weights, np.float32)[:] = flat
+            self.version.value += 1
+
+    def pause(self):
+        """The actors stop after their current move (for evaluations and
+        checkpoints, which training time does not count)."""
+        self.running.clear()
+
+    def resume(self):
+        self.running.set()
+
+    def receive(self, wait):
+        """The messages waiting, `(positions, stats)` each; with `wait`,
+        blocks until one comes (checking every second that the actors
+        live). Raises `ActorFailed` if an actor has died."""
+        self.check()
+        messages = []
+        while True:
+            try:
+                message = self.queue.get(timeout=1.0) if wait and not messages else self.queue.get_nowait()
+            except Empty:
+                if messages or not wait:
+                    return messages
+                self.check()
+                continue
+            messages.append(message)
+
+    def check(self):
+        """Raises `ActorFailed` if an actor has died."""
+        for i, p in enumerate(self.processes):
+            if not p.is_alive():
+                # An error's traceback is on stderr, above.
+                raise ActorFailed(f"self-play actor {i} died (exit code {p.exitcode})")
+
+    def close(self):
+        """Stops the actors and waits for them (terminating any that do
+        not stop within 10 s)."""
+        self.stop.set()
+        self.running.set()
+        deadline = time.monotonic() + 10.0
+        for p in self.processes:
+            while p.is_alive() and time.monotonic() < deadline:
+                # Empty the queue so that no actor stays blocked on it.
+                try:
+                    self.queue.get(timeout=0.1)
+                except Empty:
+                    pass
+                p.join(timeout=0.1)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+        self.queue.close()
+        self.queue.cancel_join_thread()
+
+
+#: The options a self-play actor reads.
+SELFPLAY_OPTIONS = ("games", "sims", "fast_sims", "full_fraction", "sample_plies", "max_nodes")
 
 
 def export(net, directory, name):
@@ -316,7 +502,16 @@ def parse_args(argv=None):
     p.add_argument("--opponents", default="mcts:iterations=2000;mcts:iterations=20000;alphabeta:depth=2",
                    help="';'-separated player specs")
     p.add_argument("--checkpoint-every", type=float, default=5.0, help="minutes")
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--cpu-minutes", type=float,
+                   help="stop at this much CPU time of all the processes instead (for comparisons on a shared machine)")
+    p.add_argument("--q-weight", type=float, default=0.0,
+                   help="value target: the result mixed with the full search's root value at this weight")
+    p.add_argument("--actors", type=int, default=2,
+                   help="self-play processes beside the learner (0: self-play and training take turns in one process)")
+    p.add_argument("--publish-every", type=int, default=10, help="training steps between weights sent to the actors")
+    p.add_argument("--queue", type=int, default=64, help="messages of positions waiting for the learner, at most")
+    p.add_argument("--threads", type=int, default=2,
+                   help="threads of the evaluation games, and of self-play with --actors 0")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     if args.toy:
@@ -325,8 +520,14 @@ def parse_args(argv=None):
         args.eval_every, args.checkpoint_every = 0.25, 0.25
         args.opponents = "mcts:iterations=200;alphabeta:depth=1"
     args.opponents = [o.strip() for o in args.opponents.split(";") if o.strip()]
-    budget = args.minutes * 60 if args.minutes is not None else args.hours * 3600
-    args.budget = budget
+    args.cpu_budget = args.cpu_minutes is not None
+    if args.cpu_budget:
+        args.budget = args.cpu_minutes * 60
+    else:
+        args.budget = args.minutes * 60 if args.minutes is not None else args.hours * 3600
+    for name in ("actors", "queue", "publish_every"):
+        if getattr(args, name) < (0 if name == "actors" else 1):
+            p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: too small")
     return args
 
 
@@ -353,17 +554,25 @@ def main(argv=None):
         with open(log_path) as f:
             log = [json.loads(line) for line in f if line.strip()]
     # A new session plays new games: its seed differs from the last one's.
-    selfplay = SelfPlay(args, seed=args.seed * 1000 + counters["session"])
+    seed = args.seed * 1000 + counters["session"]
     rng = np.random.default_rng(args.seed * 7919 + counters["session"])
     stop = {"now": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    # The budget's clock: wall time of self-play and training, or the CPU
+    # time of every process.
+    clock = "cpu_seconds" if args.cpu_budget else "train_seconds"
     progress = Progress(args.budget)
     losses = []
     last_checkpoint = time.monotonic()
-    games_before = counters["games"]
+    actors = selfplay = failure = None
+    # This session's figures, for the summary: wall time of self-play and
+    # training, the learner's time waiting for the actors, and CPU time.
+    session = {"seconds": 0.0, "waiting": 0.0, "learner_cpu": 0.0, "actors_cpu": 0.0, "games": 0, "positions": 0,
+               "steps": 0}
 
     def save():
-        counters["games"] = games_before + selfplay.games
+        if actors:
+            actors.pause()
         save_checkpoint(checkpoint, net, opt, replay, counters)
 
     def run_eval():
@@ -372,7 +581,7 @@ def main(argv=None):
         entry = {
             "train_seconds": round(counters["train_seconds"], 1),
             "cpu_seconds": round(counters["cpu_seconds"], 1),
-            "games": games_before + selfplay.games,
+            "games": counters["games"],
             "positions": replay.added,
             "steps": counters["steps"],
             "net": os.path.relpath(path, args.dir),
@@ -390,46 +599,101 @@ def main(argv=None):
         plot(args.dir, log)
         return entry
 
+    def add(positions):
+        """Puts a chunk of finished games' positions into the buffer and
+        owes `--train-ratio` training positions for each."""
+        replay.add(positions)
+        session["positions"] += len(positions["z"])
+        if replay.size >= args.min_buffer:
+            counters["trained"] += len(positions["z"]) * args.train_ratio / args.batch
+
+    def train_step():
+        counters["trained"] -= 1
+        obs, legal, target, value, margin = replay.sample(rng, args.batch, args.q_weight)
+        loss, grads = net.loss_and_gradients(obs, legal, target, value, margin=margin,
+                                             margin_weight=args.margin_weight)
+        opt.step(net.params, grads)
+        counters["steps"] += 1
+        session["steps"] += 1
+        losses.append(loss)
+
     last_eval = log[-1]["eval"] if log else {}
     try:
-        while counters["train_seconds"] < args.budget and not stop["now"]:
+        if args.actors:
+            actors = Actors(args, net, seed, args.actors)
+        else:
+            selfplay = SelfPlay(args, seed, threads=args.threads)
+        while counters[clock] < args.budget and not stop["now"]:
             wall, cpu = time.perf_counter(), time.process_time()
-            recorded = selfplay.move(net, replay)
-            if replay.size >= args.min_buffer:
-                counters["trained"] += recorded * args.train_ratio / args.batch
-                while counters["trained"] >= 1:
-                    counters["trained"] -= 1
-                    obs, legal, target, z, margin = replay.sample(rng, args.batch)
-                    loss, grads = net.loss_and_gradients(obs, legal, target, z, margin=margin,
-                                                         margin_weight=args.margin_weight)
-                    opt.step(net.params, grads)
-                    counters["steps"] += 1
-                    losses.append(loss)
-            counters["train_seconds"] += time.perf_counter() - wall
-            counters["cpu_seconds"] += time.process_time() - cpu
+            if actors:
+                # The learner trains one step at a time and takes what the
+                # actors sent between steps; it waits for them only when
+                # it owes no training.
+                owed = replay.size >= args.min_buffer and counters["trained"] >= 1
+                waited = time.perf_counter()
+                messages = actors.receive(wait=not owed)
+                if not owed:
+                    session["waiting"] += time.perf_counter() - waited
+                for positions, stats in messages:
+                    add(positions)
+                    counters["games"] += stats["games"]
+                    counters["cpu_seconds"] += stats["cpu"]
+                    session["games"] += stats["games"]
+                    session["actors_cpu"] += stats["cpu"]
+                if replay.size >= args.min_buffer and counters["trained"] >= 1:
+                    train_step()
+                    if counters["steps"] % args.publish_every == 0:
+                        actors.publish(net)
+            else:
+                games = selfplay.games
+                _, positions = selfplay.move(net)
+                counters["games"] += selfplay.games - games
+                session["games"] += selfplay.games - games
+                if positions is not None:
+                    add(positions)
+                while replay.size >= args.min_buffer and counters["trained"] >= 1:
+                    train_step()
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            counters["train_seconds"] += wall
+            counters["cpu_seconds"] += cpu
+            session["seconds"] += wall
+            session["learner_cpu"] += cpu
             recent = losses[-50:]
-            text = (f"games {games_before + selfplay.games} pos {replay.added} steps {counters['steps']}"
+            text = (f"games {counters['games']} pos {replay.added} steps {counters['steps']}"
                     + (f" loss p {np.mean([x['policy'] for x in recent]):.2f} v {np.mean([x['value'] for x in recent]):.3f}" if recent else "")
                     + "".join(f" | {o.split(':')[0]}{o.split('=')[-1] if '=' in o else ''} {r['score']:.2f}" for o, r in last_eval.items()))
-            progress.show(counters["train_seconds"], text)
+            progress.show(counters[clock], text)
             if counters["train_seconds"] >= counters["next_eval"]:
                 counters["next_eval"] = counters["train_seconds"] + args.eval_every * 60
-                progress.show(counters["train_seconds"], text + " | evaluating…", force=True)
+                progress.show(counters[clock], text + " | evaluating…", force=True)
+                if actors:
+                    actors.pause()
                 last_eval = run_eval()["eval"]
             if time.monotonic() - last_checkpoint > args.checkpoint_every * 60:
                 save()
                 last_checkpoint = time.monotonic()
+            if actors:
+                actors.resume()
     except KeyboardInterrupt:
         pass
+    except ActorFailed as e:
+        failure = e
+    finally:
+        if actors:
+            actors.close()
     save()
-    if counters["train_seconds"] >= args.budget and (not log or log[-1]["steps"] != counters["steps"]):
+    if failure:
+        # The work so far is kept; the run stops with the actor's error.
+        sys.exit(f"alphazero.py: {failure} (checkpoint saved in {checkpoint})")
+    if counters[clock] >= args.budget and (not log or log[-1]["steps"] != counters["steps"]):
         last_eval = run_eval()["eval"]
     export(net, args.dir, "last")
     sys.stderr.write("\n")
     print(json.dumps({"train_minutes": round(counters["train_seconds"] / 60, 2),
                       "cpu_minutes": round(counters["cpu_seconds"] / 60, 2),
-                      "games": games_before + selfplay.games, "positions": replay.added,
-                      "steps": counters["steps"], "eval": last_eval}))
+                      "games": counters["games"], "positions": replay.added,
+                      "steps": counters["steps"], "eval": last_eval,
+                      "session": {k: round(v, 1) for k, v in session.items()}}))
 
 
 if __name__ == "__main__":
