@@ -412,6 +412,18 @@ def load_checkpoint(path, replay):
     return net, opt, json.loads(str(data["counters"]))
 
 
+def can_plot():
+    """Whether matplotlib is there to draw strength.png; without it the run
+    goes on (log.jsonl has the same figures) and says so once."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("alphazero.py: matplotlib is not installed, so there will be no strength.png "
+              "(log.jsonl has the same figures; pip install matplotlib to draw it)", file=sys.stderr)
+        return False
+    return True
+
+
 def plot(directory, log):
     """strength.png: the score against each opponent by training time, and
     the losses."""
@@ -533,6 +545,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    plotting = can_plot()
     os.makedirs(args.dir, exist_ok=True)
     checkpoint = os.path.join(args.dir, "checkpoint.npz")
     log_path = os.path.join(args.dir, "log.jsonl")
@@ -596,7 +609,8 @@ def main(argv=None):
         log.append(entry)
         with open(log_path, "a") as f:
             f.write(json.dumps(entry) + "\n")
-        plot(args.dir, log)
+        if plotting:
+            plot(args.dir, log)
         return entry
 
     def add(positions):
