@@ -306,8 +306,8 @@ fn search_options_are_spec_keys() {
     for good in [
         "alphabeta:lmr=0,rfp=1,lmp=1,asp=1,cm=1,tm=1,eo=1,hm=1,nwr=1,depth=5",
         "nn:hm=1,nwr=1,depth=6",
-        "nn:nmp=1,depth=7",
-        "alphabeta:nmp=1,nodes=20000",
+        "nn:nmp=1,iir=1,depth=7",
+        "alphabeta:nmp=1,iir=1,nodes=20000",
         "nn:lmr=1,depth=2",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);

@@ -119,6 +119,9 @@ pub struct SearchOptions {
     /// value beats beta lets the opponent move twice (a pass) in a
     /// shallower search, and is cut if it still beats beta.
     pub null_move: bool,
+    /// Internal iterative reduction: a node the table knows no move for is
+    /// searched a ply less deep.
+    pub internal_reduction: bool,
 }
 
 impl SearchOptions {
@@ -134,6 +137,7 @@ impl SearchOptions {
         history_malus: false,
         null_window_reduction: false,
         null_move: false,
+        internal_reduction: false,
     };
 }
 
@@ -151,13 +155,14 @@ impl Default for SearchOptions {
             history_malus: false,
             null_window_reduction: false,
             null_move: false,
+            internal_reduction: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 10] = [
-    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp",
+const OPTION_KEYS: [&str; 11] = [
+    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -180,5 +185,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         history_malus: flag("hm", d.history_malus)?,
         null_window_reduction: flag("nwr", d.null_window_reduction)?,
         null_move: flag("nmp", d.null_move)?,
+        internal_reduction: flag("iir", d.internal_reduction)?,
     })
 }

@@ -316,6 +316,14 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 return 0;
             }
         }
+        // Internal iterative reduction: with no move from the table the
+        // order is a guess, so the node is searched a ply less deep (and
+        // leaves a move for the next iteration).
+        let depth = if options.internal_reduction && table_move.is_none() && depth >= IIR_DEPTH {
+            depth - 1
+        } else {
+            depth
+        };
         let moves = pos.legal_moves();
         let mut order = [0i32; MAX_MOVES];
         let killers = self.heuristics.killers[ply as usize];
@@ -544,6 +552,10 @@ const NMP_VERIFY_DEPTH: u32 = 10;
 fn null_move_reduction(depth: u32) -> u32 {
     3 + depth / 4
 }
+
+/// Internal iterative reduction works this many plies or more from the
+/// horizon.
+const IIR_DEPTH: u32 = 4;
 
 /// How much of its target time a managed search spends, by how many
 /// iterations in a row the best move has stayed the same (0: it just
