@@ -2,8 +2,9 @@
 //! a progress bar on stderr. The compact pool's climbs, which take most of
 //! the time, are kept by `--climb-log`, so a killed run resumes from them.
 
+use crate::cli::{seed_arg, Cli};
 use crate::climb_log::{self, ClimbLog};
-use crate::{seed_arg, write_constants, Cli};
+use crate::write_constants;
 use magicgen::compact::{self, compact_pool, PoolSpec};
 use magicgen::interleave::{Packing, CHAINS, DEFAULT_TURNS, STEPS_PER_EFFORT};
 use std::io::{IsTerminal, Write};
