@@ -2,14 +2,14 @@
 //! turns round its window.
 //!
 //! A black block turns for free, in steps of `2^(k - b)` slots (`k` index
-//! bits, `b` the mask's lowest bit; `compact.rs` says why). The pool turns
+//! bits, `b` the mask's lowest bit; `compact/block.rs` says why). The pool turns
 //! each block so that its ring's largest gap wraps, which gives its shortest
 //! span. Each other turn that puts a gap at the wrap is another shape of the
 //! same used slots, with the largest gap inside it for other blocks to fill:
 //! `magicgen --turns N` offers the packer the first `N` of them
 //! (`docs/magic-tables.md`, section 15).
 
-use crate::compact::{turn, turned};
+use crate::compact::block::{turn, turned};
 use crate::problem::{Problem, Scratch};
 use std::cmp::Reverse;
 use std::collections::HashSet;
