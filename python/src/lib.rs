@@ -11,8 +11,9 @@
 //! * [`batch`]: whole random games and many positions at once, in Rust;
 //! * [`encode`], [`vector`]: many games stepped at once into preallocated
 //!   NumPy arrays (`yolah.vector`);
-//! * [`search`]: batched PUCT over those games with a Python evaluator,
-//!   and the `az` network as an evaluator (`yolah.search`);
+//! * [`search`]: batched PUCT over those games with a Python evaluator
+//!   (`yolah.search`);
+//! * [`az_network`]: the `az` network as such an evaluator, in Rust;
 //! * [`players`]: players from specs, matches and tournaments;
 //! * [`shards`]: the pieces of runs split by game index (`yolah.distributed`);
 //! * [`ray`]: `yolah-ray`'s command line, with the `yolah` command's options.
@@ -22,6 +23,7 @@
 
 use pyo3::prelude::*;
 
+mod az_network;
 mod batch;
 mod encode;
 mod errors;
@@ -54,7 +56,7 @@ fn _yolah(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(game::replay, m)?)?;
     m.add_class::<vector::VectorGames>()?;
     m.add_class::<search::SearchTrees>()?;
-    m.add_class::<search::AzNetwork>()?;
+    m.add_class::<az_network::AzNetwork>()?;
     m.add_class::<shards::PyTournamentFile>()?;
     m.add_function(wrap_pyfunction!(shards::shard_range, m)?)?;
     m.add_function(wrap_pyfunction!(shards::selfplay_records, m)?)?;
