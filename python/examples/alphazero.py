@@ -459,7 +459,7 @@ def plot(directory, log):
     cpu.set_xticks(minutes)
     digits = 0 if evals[-1]["cpu_seconds"] >= 600 else 1
     cpu.set_xticklabels([f"{e['cpu_seconds'] / 60:.{digits}f}" for e in evals], fontsize=7)
-    cpu.set_xlabel("CPU minutes of the training process", fontsize=8)
+    cpu.set_xlabel("CPU minutes of the run (learner and actors)", fontsize=8)
     fig.tight_layout()
     fig.savefig(os.path.join(directory, "strength.png") + ".tmp.png", dpi=100)
     os.replace(os.path.join(directory, "strength.png") + ".tmp.png", os.path.join(directory, "strength.png"))
