@@ -8,19 +8,24 @@ const BETA2: f32 = 0.999;
 const EPSILON: f32 = 1e-8;
 
 /// The optimizer's state: the moving averages of every parameter's
-/// gradient and squared gradient.
+/// gradient and squared gradient, and each parameter's share of the
+/// learning rate.
 pub(super) struct AdamW {
     m: Vec<f32>,
     v: Vec<f32>,
+    rates: Vec<f32>,
     steps: i32,
     weight_decay: f32,
 }
 
 impl AdamW {
-    pub fn new(len: usize, weight_decay: f32) -> AdamW {
+    /// An optimizer for `rates.len()` parameters, the `i`th stepping at
+    /// `rates[i]` times the learning rate (and decaying at that rate).
+    pub fn new(rates: Vec<f32>, weight_decay: f32) -> AdamW {
         AdamW {
-            m: vec![0.0; len],
-            v: vec![0.0; len],
+            m: vec![0.0; rates.len()],
+            v: vec![0.0; rates.len()],
+            rates,
             steps: 0,
             weight_decay,
         }
@@ -40,25 +45,34 @@ impl AdamW {
         self.steps += 1;
         let correct1 = 1.0 - BETA1.powi(self.steps);
         let correct2 = 1.0 - BETA2.powi(self.steps);
-        let decay = 1.0 - learning_rate * self.weight_decay;
+        let weight_decay = self.weight_decay;
         let per = params.len().div_ceil(threads.max(1));
         let mut slices: Vec<(&mut [f32], &mut [f32])> =
             self.m.chunks_mut(per).zip(self.v.chunks_mut(per)).collect();
-        let mut weights: Vec<&mut [f32]> = params.chunks_mut(per).collect();
-        in_parts(&mut weights, &mut slices, threads, |k, w, (m, v)| {
-            let at = k * per;
-            for (i, ((w, m), v)) in w.iter_mut().zip(m.iter_mut()).zip(v.iter_mut()).enumerate() {
-                let mut g = 0.0f32;
-                for part in parts {
-                    g += part[at + i];
+        let mut weights: Vec<(&mut [f32], &[f32])> =
+            params.chunks_mut(per).zip(self.rates.chunks(per)).collect();
+        in_parts(
+            &mut weights,
+            &mut slices,
+            threads,
+            |k, (w, rates), (m, v)| {
+                let at = k * per;
+                let moments = m.iter_mut().zip(v.iter_mut());
+                let weights = w.iter_mut().zip(rates.iter());
+                for (i, ((w, rate), (m, v))) in weights.zip(moments).enumerate() {
+                    let mut g = 0.0f32;
+                    for part in parts {
+                        g += part[at + i];
+                    }
+                    let g = g * scale;
+                    *m = BETA1 * *m + (1.0 - BETA1) * g;
+                    *v = BETA2 * *v + (1.0 - BETA2) * g * g;
+                    let step = (*m / correct1) / ((*v / correct2).sqrt() + EPSILON);
+                    let learning_rate = learning_rate * rate;
+                    *w = *w * (1.0 - learning_rate * weight_decay) - learning_rate * step;
                 }
-                let g = g * scale;
-                *m = BETA1 * *m + (1.0 - BETA1) * g;
-                *v = BETA2 * *v + (1.0 - BETA2) * g * g;
-                let step = (*m / correct1) / ((*v / correct2).sqrt() + EPSILON);
-                *w = *w * decay - learning_rate * step;
-            }
-        });
+            },
+        );
     }
 }
 
@@ -71,7 +85,7 @@ mod tests {
         // Minimise Σ (w_i - i)²: gradient 2 (w_i - i), given in two parts.
         let run = |threads| {
             let mut w = vec![0.0f32; 10];
-            let mut adam = AdamW::new(10, 0.0);
+            let mut adam = AdamW::new(vec![1.0; 10], 0.0);
             for _ in 0..2000 {
                 let g: Vec<f32> = w.iter().enumerate().map(|(i, &x)| x - i as f32).collect();
                 adam.step(&mut w, &[g.clone(), g], 1.0, 0.05, threads);

@@ -54,6 +54,27 @@ impl Layout {
     }
 }
 
+/// The first-layer width whose second layer steps at the full learning
+/// rate; a wider one steps at `BASE_WIDTH / H` of it ([`Layout::rates`]).
+const BASE_WIDTH: usize = 128;
+
+impl Layout {
+    /// Each parameter's share of the learning rate. A step of Adam moves
+    /// every weight by about the learning rate whatever its gradient, so a
+    /// second-layer sum, fed by the 2H clipped first-layer outputs, would
+    /// move H / 128 times as far in a step of a wider network as in one of
+    /// 128: its weights on those outputs step at 128 / H of the rate (as
+    /// "maximal update" scaling does for hidden layers), every other
+    /// parameter at the full rate.
+    pub fn rates(&self) -> Vec<f32> {
+        let mut rates = vec![1.0; self.len];
+        let hidden = self.w2..self.w2 + 2 * self.hidden1 * HIDDEN2;
+        let share = BASE_WIDTH as f32 / self.hidden1 as f32;
+        rates[hidden].fill(share.min(1.0));
+        rates
+    }
+}
+
 fn uniform(rng: &mut Rng, n: usize, scale: f32) -> impl Iterator<Item = f32> + '_ {
     (0..n).map(move |_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * scale)
 }
@@ -311,6 +332,18 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn only_a_wide_second_layer_steps_slower() {
+        assert!(Layout::new(128).rates().iter().all(|&r| r == 1.0));
+        let layout = Layout::new(512);
+        let rates = layout.rates();
+        let hidden_rows = layout.w2..layout.w2 + 2 * 512 * HIDDEN2;
+        for (i, &rate) in rates.iter().enumerate() {
+            let expected = if hidden_rows.contains(&i) { 0.25 } else { 1.0 };
+            assert_eq!(rate, expected, "parameter {i}");
+        }
     }
 
     #[test]
