@@ -6,14 +6,16 @@
 # search of their time and trained with candle, both as they were at commit
 # f871246: this script runs that commit's recipe (its own reproduce.sh,
 # about 35 minutes on 2 cores) in a copy of that commit, and compares the
-# results with the committed files here. default.bin (gen3) is then made by
-# this tree's `yolah`: gen2 plays itself, the solver labels what it settles,
-# and the Rust trainer fits the net (README.md, about 25 minutes more).
+# results with the committed files here. gen3.bin and then default.bin (gen4)
+# are made by this tree's `yolah`: the previous net plays itself, the solver
+# labels what it settles, and the Rust trainer fits the next (README.md,
+# about 25 minutes more for gen3 and 80 for gen4 on 2 cores).
 #
 #   bash crates/players/nets/reproduce.sh [WORKDIR] [FIRST]
 #
 # WORKDIR defaults to a fresh temp dir; FIRST=1 starts from the committed
-# gen0.bin instead of rebuilding it, FIRST=3 makes gen3 alone.
+# gen0.bin instead of rebuilding it, FIRST=3 starts from the committed
+# gen2.bin, FIRST=4 makes gen4 alone from the committed gen3.bin.
 set -euo pipefail
 nets="$(cd "$(dirname "$0")" && pwd)"
 root="$(git -C "$nets" rev-parse --show-toplevel)"
@@ -46,24 +48,33 @@ if [ "$first" -le 1 ]; then
     same "$work/$old/gen2.bin" "$nets/gen2.bin"
 fi
 
-# gen3, with this tree's yolah: the search as gen2's games were played
-# (aspiration windows and time management off), 28 shards of one run.
+# gen3 and gen4, with this tree's yolah: the search as the games were played
+# (aspiration windows and time management off), the first shards of one run.
 (cd "$root" && cargo build --release --locked -q -p yolah-cli)
 yolah="$root/target/release/yolah"
-gen3="$work/gen3"
-mkdir -p "$gen3"
-shards=()
-for k in $(seq 1 28); do
-    out="$gen3/sp_$k.bin"
-    if [ ! -f "$out.shard.json" ]; then
-        "$yolah" selfplay --player "nn:depth=5,net=$nets/gen2.bin,asp=0,tm=0" --games 100000 \
-            --seed 3201 --threads 2 --shard "$k/50" --out "$out"
-    fi
-    shards+=("$out")
-done
-"$yolah" label --data "${shards[@]}" --out-dir "$gen3/exact" --threads 2
-labelled=()
-for k in $(seq 1 28); do labelled+=("$gen3/exact/sp_$k.bin"); done
-"$yolah" train --data "${labelled[@]}" --out "$gen3/gen3.bin" --epochs 12 --seed 1 --dedup \
-    --width 128 --batch 512 --threads 2
-same "$gen3/gen3.bin" "$nets/default.bin"
+
+# generation NAME TEACHER SEED GAMES SHARDS_OF USED WIDTH EXPECTED
+generation() {
+    local name=$1 teacher=$2 seed=$3 games=$4 of=$5 used=$6 width=$7 expected=$8
+    local dir="$work/$name"
+    mkdir -p "$dir"
+    local shards=() labelled=()
+    for k in $(seq 1 "$used"); do
+        local out="$dir/sp_$k.bin"
+        if [ ! -f "$out.shard.json" ]; then
+            "$yolah" selfplay --player "nn:depth=5,net=$teacher,asp=0,tm=0" --games "$games" \
+                --seed "$seed" --threads 2 --shard "$k/$of" --out "$out"
+        fi
+        shards+=("$out")
+        labelled+=("$dir/exact/sp_$k.bin")
+    done
+    "$yolah" label --data "${shards[@]}" --out-dir "$dir/exact" --threads 2
+    "$yolah" train --data "${labelled[@]}" --out "$dir/$name.bin" --epochs 12 --seed 1 --dedup \
+        --width "$width" --batch 512 --threads 2
+    same "$dir/$name.bin" "$expected"
+}
+
+if [ "$first" -le 3 ]; then
+    generation gen3 "$nets/gen2.bin" 3201 100000 50 28 128 "$nets/gen3.bin"
+fi
+generation gen4 "$nets/gen3.bin" 4201 400000 200 74 256 "$nets/default.bin"

@@ -109,7 +109,7 @@ mod tests {
 
     #[test]
     fn both_formats_load_and_bad_files_say_why() {
-        assert!(matches!(Network::shipped(), Network::W128(_)));
+        assert!(matches!(Network::shipped(), Network::W256(_)));
         let gen2 = Network::from_bytes(crate::nn::GEN2_NET).unwrap();
         assert!(matches!(gen2, Network::V1(_)));
         for width in v2::WIDTHS {

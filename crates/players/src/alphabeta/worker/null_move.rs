@@ -122,8 +122,8 @@ mod tests {
     #[test]
     fn the_null_move_keeps_key_and_network_state_consistent() {
         use crate::nn::{v2, FloatNet, QuantNet, DEFAULT_NET, GEN2_NET};
-        let gen3 = v2::FloatNet::from_bytes(DEFAULT_NET).expect("the shipped net loads");
-        null_child_is_the_passed_position(&v2::quant::QuantNet::<128>::new(&gen3).unwrap());
+        let shipped = v2::FloatNet::from_bytes(DEFAULT_NET).expect("the shipped net loads");
+        null_child_is_the_passed_position(&v2::quant::QuantNet::<256>::new(&shipped).unwrap());
         let gen2 = FloatNet::from_bytes(GEN2_NET).expect("gen2 loads");
         null_child_is_the_passed_position(&QuantNet::new(&gen2).unwrap());
         null_child_is_the_passed_position(&crate::eval::Weights::default());
