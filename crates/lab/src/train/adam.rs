@@ -43,36 +43,52 @@ impl AdamW {
         threads: usize,
     ) {
         self.steps += 1;
-        let correct1 = 1.0 - BETA1.powi(self.steps);
-        let correct2 = 1.0 - BETA2.powi(self.steps);
-        let weight_decay = self.weight_decay;
+        let hyper = Hyper {
+            correct1: 1.0 - BETA1.powi(self.steps),
+            correct2: 1.0 - BETA2.powi(self.steps),
+            learning_rate,
+            weight_decay: self.weight_decay,
+        };
         let per = params.len().div_ceil(threads.max(1));
         let mut slices: Vec<(&mut [f32], &mut [f32])> =
             self.m.chunks_mut(per).zip(self.v.chunks_mut(per)).collect();
         let mut weights: Vec<(&mut [f32], &[f32])> =
             params.chunks_mut(per).zip(self.rates.chunks(per)).collect();
-        in_parts(
-            &mut weights,
-            &mut slices,
-            threads,
-            |k, (w, rates), (m, v)| {
-                let at = k * per;
-                let moments = m.iter_mut().zip(v.iter_mut());
-                let weights = w.iter_mut().zip(rates.iter());
-                for (i, ((w, rate), (m, v))) in weights.zip(moments).enumerate() {
-                    let mut g = 0.0f32;
-                    for part in parts {
-                        g += part[at + i];
-                    }
-                    let g = g * scale;
-                    *m = BETA1 * *m + (1.0 - BETA1) * g;
-                    *v = BETA2 * *v + (1.0 - BETA2) * g * g;
-                    let step = (*m / correct1) / ((*v / correct2).sqrt() + EPSILON);
-                    let learning_rate = learning_rate * rate;
-                    *w = *w * (1.0 - learning_rate * weight_decay) - learning_rate * step;
+        in_parts(&mut weights, &mut slices, threads, |k, weights, moments| {
+            let at = k * per;
+            let (w, rates) = weights;
+            let (m, v) = moments;
+            let moments = m.iter_mut().zip(v.iter_mut());
+            let weights = w.iter_mut().zip(rates.iter());
+            for (i, ((w, &rate), (m, v))) in weights.zip(moments).enumerate() {
+                let mut g = 0.0f32;
+                for part in parts {
+                    g += part[at + i];
                 }
-            },
-        );
+                hyper.update(w, rate, m, v, g * scale);
+            }
+        });
+    }
+}
+
+/// What one step applies to every parameter.
+struct Hyper {
+    correct1: f32,
+    correct2: f32,
+    learning_rate: f32,
+    weight_decay: f32,
+}
+
+impl Hyper {
+    /// Adam's update of one weight `w`, stepping at `rate` times the
+    /// learning rate, given its gradient `g` and its moments `m` and `v`.
+    #[inline(always)]
+    fn update(&self, w: &mut f32, rate: f32, m: &mut f32, v: &mut f32, g: f32) {
+        *m = BETA1 * *m + (1.0 - BETA1) * g;
+        *v = BETA2 * *v + (1.0 - BETA2) * g * g;
+        let step = (*m / self.correct1) / ((*v / self.correct2).sqrt() + EPSILON);
+        let learning_rate = self.learning_rate * rate;
+        *w = *w * (1.0 - learning_rate * self.weight_decay) - learning_rate * step;
     }
 }
 

@@ -13,6 +13,10 @@ use yolah::{Bitboard, Rng};
 use yolah_players::nn::v2::{sizes, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT};
 use yolah_players::nn::{HIDDEN2, INPUTS, SCALARS};
 
+/// The first-layer width whose second layer steps at the full learning
+/// rate; a wider one steps at `BASE_WIDTH / H` of it ([`Layout::rates`]).
+const BASE_WIDTH: usize = 128;
+
 /// Where each array starts in the parameter vector.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
@@ -42,23 +46,6 @@ impl Layout {
         }
     }
 
-    /// The ranges of parameters and the bound each is clipped to, as the
-    /// integer network needs ([`FloatNet::check`]).
-    pub fn bounds(&self) -> [(std::ops::Range<usize>, f32); 3] {
-        let scalars_w2 = self.w2 + 2 * self.hidden1 * HIDDEN2;
-        [
-            (self.w1..self.w2, MAX_W1),
-            (self.w2..scalars_w2, MAX_W2),
-            (scalars_w2..self.len, MAX_WEIGHT),
-        ]
-    }
-}
-
-/// The first-layer width whose second layer steps at the full learning
-/// rate; a wider one steps at `BASE_WIDTH / H` of it ([`Layout::rates`]).
-const BASE_WIDTH: usize = 128;
-
-impl Layout {
     /// Each parameter's share of the learning rate. A step of Adam moves
     /// every weight by about the learning rate whatever its gradient, so a
     /// second-layer sum, fed by the 2H clipped first-layer outputs, would
@@ -72,6 +59,17 @@ impl Layout {
         let share = BASE_WIDTH as f32 / self.hidden1 as f32;
         rates[hidden].fill(share.min(1.0));
         rates
+    }
+
+    /// The ranges of parameters and the bound each is clipped to, as the
+    /// integer network needs ([`FloatNet::check`]).
+    pub fn bounds(&self) -> [(std::ops::Range<usize>, f32); 3] {
+        let scalars_w2 = self.w2 + 2 * self.hidden1 * HIDDEN2;
+        [
+            (self.w1..self.w2, MAX_W1),
+            (self.w2..scalars_w2, MAX_W2),
+            (scalars_w2..self.len, MAX_WEIGHT),
+        ]
     }
 }
 
