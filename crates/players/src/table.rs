@@ -87,12 +87,31 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// A table of `entries` slots (a power of two), 16 bytes each.
+    /// A table of `entries` slots (a power of two), 16 bytes each, zeroed
+    /// (every slot empty) and, on Linux, backed by huge pages where the
+    /// system gives them.
     pub(crate) fn new(entries: usize) -> Table {
         assert!(entries.is_power_of_two());
-        Table {
-            slots: (0..entries).map(|_| Slot::default()).collect(),
-        }
+        let layout = std::alloc::Layout::array::<Slot>(entries).expect("a table that fits memory");
+        // Zeroed memory from the allocator is untouched (fresh pages from
+        // the system), which is what lets the advice below take effect; a
+        // slot made by writing zeros would have faulted small pages in.
+        // SAFETY: the layout has a non-zero size (`entries` is a power of
+        // two); all-zero bytes are a valid, empty `Slot` (two atomic
+        // integers); and a `Box<[Slot]>` of `entries` slots frees exactly
+        // this layout.
+        let slots = unsafe {
+            let memory = std::alloc::alloc_zeroed(layout);
+            if memory.is_null() {
+                std::alloc::handle_alloc_error(layout);
+            }
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                memory.cast::<Slot>(),
+                entries,
+            ))
+        };
+        advise_huge_pages(&slots);
+        Table { slots }
     }
 
     fn slot(&self, key: u64) -> &Slot {
@@ -146,6 +165,36 @@ impl Table {
             slot.check.store(0, Relaxed);
         }
     }
+}
+
+/// Asks Linux to back `memory` with huge pages (2 MB instead of 4 kB),
+/// before anything touches it. A probe lands on a random slot of a table
+/// of many megabytes, and with small pages nearly every one also missed
+/// the processor's page-table cache (TLB): the table's loads were a sixth
+/// of a search's time. Where the system says no (transparent huge pages
+/// off), nothing changes.
+fn advise_huge_pages<T>(memory: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = memory.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(memory);
+        // Only whole huge pages inside the allocation.
+        let (first, last) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+        if first < last {
+            // SAFETY: madvise only gives the kernel a hint about pages of
+            // this allocation; it changes no byte of it.
+            unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = memory;
 }
 
 #[cfg(test)]
