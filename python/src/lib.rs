@@ -4,19 +4,19 @@
 //! here and adds what is best written in Python: the PettingZoo
 //! environment and the Ray runs. Modules mirror the Rust layers:
 //!
-//! * [`errors`]: the exceptions, one class per kind of bad input;
-//! * [`game`]: `Move` and `Position`;
-//! * [`observe`]: positions as NumPy planes, legal-move masks, and the
+//! * `errors`: the exceptions, one class per kind of bad input;
+//! * `game`: `Move` and `Position`;
+//! * `observe`: positions as NumPy planes, legal-move masks, and the
 //!   action index of a move;
-//! * [`batch`]: whole random games and many positions at once, in Rust;
-//! * [`encode`], [`vector`]: many games stepped at once into preallocated
+//! * `batch`: whole random games and many positions at once, in Rust;
+//! * `encode`, `vector`: many games stepped at once into preallocated
 //!   NumPy arrays (`yolah.vector`);
-//! * [`search`]: batched PUCT over those games with a Python evaluator
+//! * `search`: batched PUCT over those games with a Python evaluator
 //!   (`yolah.search`);
-//! * [`az_network`]: the `az` network as such an evaluator, in Rust;
-//! * [`players`]: players from specs, matches and tournaments;
-//! * [`shards`]: the pieces of runs split by game index (`yolah.distributed`);
-//! * [`ray`]: `yolah-ray`'s command line, with the `yolah` command's options.
+//! * `az_network`: the `az` network as such an evaluator, in Rust;
+//! * `players`: players from specs, matches and tournaments;
+//! * `shards`: the pieces of runs split by game index (`yolah.distributed`);
+//! * `ray`: `yolah-ray`'s command line, with the `yolah` command's options.
 //!
 //! Long Rust work (searches, matches, batches) releases the GIL.
 #![deny(missing_docs)]

@@ -76,7 +76,7 @@ impl TimeControl {
     }
 
     /// Reads a client's choice among `offered`: one of them, or
-    /// [`UNTIMED`] for no clock.
+    /// `UNTIMED` for no clock.
     pub fn choose(text: &str, offered: &[TimeControl]) -> Result<Option<TimeControl>, String> {
         if text == UNTIMED {
             return Ok(None);

@@ -6,7 +6,7 @@
 //! the table is a strip of runs into which every square puts one block,
 //! chosen from its pool (every compact climb, turned so that its ring's
 //! largest gap wraps, and with `magicgen --turns N` at up to `N` turns:
-//! [`shapes`]), with no run taken twice. That turns the search for magics
+//! `shapes`), with no run taken twice. That turns the search for magics
 //! into a packing of 128 shapes with holes, where a block's holes are room
 //! for other squares' runs.
 //!
@@ -18,7 +18,7 @@
 //! 92,846 for runs of 2 and 92,751 for runs of 4 (section 12). Shorter runs
 //! cost time: a block has more stretches to find room for.
 //!
-//! The packing is ruin and recreate at a fixed length ([`chain`]),
+//! The packing is ruin and recreate at a fixed length (`chain`),
 //! starting from every square's smallest block end to end. Squares that do
 //! not fit are left out; a step takes out a few placed squares (those
 //! nearest to a random run, or now and then a random few), puts every

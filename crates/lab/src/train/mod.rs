@@ -16,13 +16,13 @@
 //! the integer network can hold, and the learning rate falls along a cosine
 //! over the epochs to a tenth of its start. In a network wider than 128 the
 //! second layer's weights on the first layer's outputs step at 128 / H of
-//! that rate ([`model::Layout::rates`]): at the full rate a 512-wide network
+//! that rate (`model::Layout::rates`): at the full rate a 512-wide network
 //! trained far worse than a 128-wide one (validation loss 0.0593 against
 //! 0.0380 after 6 epochs on the same 360,000 positions), at 128 / H about
 //! as well (0.0388).
 //!
 //! The first layer is trained sparsely: a position touches only the
-//! columns of its active inputs ([`model`]).
+//! columns of its active inputs (`model`).
 
 mod adam;
 mod data;

@@ -2,7 +2,7 @@
 //! plain floating-point forward pass that the integer network is checked
 //! against.
 //!
-//! The file is laid out as [`super::file`] says, named `YOLAHNN1`, with
+//! The file is laid out as `nn/file.rs` says, named `YOLAHNN1`, with
 //! one view: the side to move's H first-layer outputs feed the second
 //! layer. H is any [`valid_hidden1`] width.
 

@@ -4,13 +4,22 @@
 //! piece-square features (our pieces, their pieces, holes: 64 each) and 6
 //! scalars from the heuristic's features (score, mobility, territory,
 //! frozen-piece and one-move reach differences, and the free squares left,
-//! scaled). Layers: 192 → H (clipped ReLU; the accumulator), then with the
-//! scalars H + 6 → 16 (clipped ReLU) → 1, the logit of the side to move's
-//! expected result. The first layer's width H is a property of the network
-//! file, a multiple of 16 up to [`MAX_HIDDEN1`]: the shipped net has 128,
-//! the ones before it had 64. The scalars are what a linear first layer cannot
-//! compute from piece squares; adding reach and free squares to the first
-//! four was worth about 28 Elo at equal depth.
+//! scaled). The scalars are what a linear first layer cannot compute from
+//! piece squares; adding reach and free squares to the first four was worth
+//! about 28 Elo at equal depth.
+//!
+//! Two file formats, one evaluation each:
+//!
+//! * `YOLAHNN1` (gen0 to gen2): 192 → H (clipped ReLU; the accumulator),
+//!   then with the scalars H + 6 → 16 (clipped ReLU) → 1, the logit of the
+//!   side to move's expected result; H a multiple of 16 up to
+//!   [`MAX_HIDDEN1`] (128).
+//! * `YOLAHNN2` ([`v2`]; gen3 on, the shipped gen4 is 256 wide): the same
+//!   first layer from both points of view, 2 × H + 6 → 16 → 1, H one of
+//!   [`v2::WIDTHS`] (up to [`v2::MAX_HIDDEN1`], 1024).
+//!
+//! [`INPUTS`], [`SCALARS`] and [`HIDDEN2`] are both formats'; the other
+//! constants here are the first format's.
 //!
 //! * `file`: the file layout both formats share, and [`NetError`];
 //! * [`float`]: the network as trained, its file format and a reference
@@ -40,7 +49,8 @@ use yolah::{Color, Position, Square};
 
 /// Piece-square inputs.
 pub const INPUTS: usize = 192;
-/// The widest first layer (accumulator) a network may have.
+/// The widest first layer (accumulator) of a `YOLAHNN1` network
+/// ([`v2::MAX_HIDDEN1`] is the second format's).
 pub const MAX_HIDDEN1: usize = 128;
 /// First-layer widths must be multiples of this (a vector register of `i32`
 /// twice over).

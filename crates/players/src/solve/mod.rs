@@ -12,7 +12,7 @@
 //!   the opponent the fewest replies;
 //! * cheap bounds: neither side can move more often than it has free
 //!   squares within reach;
-//! * separated regions (see [`regions`]): once no free square is reachable by
+//! * separated regions (see `solve/regions.rs`): once no free square is reachable by
 //!   both sides the value is exact without search, the current margin plus
 //!   the difference of the two sides' longest paths.
 //!

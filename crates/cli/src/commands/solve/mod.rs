@@ -1,5 +1,5 @@
 //! `yolah solve`: the exact outcome of a position, and `--bench`
-//! ([`bench`]), which checks the solver against plain alpha-beta on
+//! (`bench`), which checks the solver against plain alpha-beta on
 //! endgames it makes itself and reports how many fewer nodes it needs.
 
 use crate::args::{parse_duration_arg, StartArgs};

@@ -10,7 +10,7 @@
 //! of the side to move's expected result. H is a property of the file, one
 //! of [`WIDTHS`].
 //!
-//! The file is laid out as [`super::file`] says, named `YOLAHNN2`, with
+//! The file is laid out as `nn/file.rs` says, named `YOLAHNN2`, with
 //! two views.
 //!
 //! Weights are bounded so that the integer network ([`quant`]) can hold
@@ -35,7 +35,8 @@ const LAYOUT: Layout = Layout {
 /// The first-layer widths this build runs (each is compiled separately).
 pub const WIDTHS: [usize; 4] = [128, 256, 512, 1024];
 
-/// The widest first layer.
+/// The widest first layer of a `YOLAHNN2` network (`nn::MAX_HIDDEN1` is the
+/// first format's, 128).
 pub const MAX_HIDDEN1: usize = 1024;
 
 /// The largest first-layer weight or bias: 64 active inputs and the bias,
