@@ -49,7 +49,8 @@ if [ "$first" -le 1 ]; then
 fi
 
 # gen3 and gen4, with this tree's yolah: the search as the games were played
-# (aspiration windows and time management off), the first shards of one run.
+# (aspiration windows and time management off, the 16 MiB table of then),
+# the first shards of one run.
 (cd "$root" && cargo build --release --locked -q -p yolah-cli)
 yolah="$root/target/release/yolah"
 
@@ -62,7 +63,7 @@ generation() {
     for k in $(seq 1 "$used"); do
         local out="$dir/sp_$k.bin"
         if [ ! -f "$out.shard.json" ]; then
-            "$yolah" selfplay --player "nn:depth=5,net=$teacher,asp=0,tm=0" --games "$games" \
+            "$yolah" selfplay --player "nn:depth=5,net=$teacher,asp=0,tm=0,hash=16" --games "$games" \
                 --seed "$seed" --threads 2 --shard "$k/$of" --out "$out"
         fi
         shards+=("$out")

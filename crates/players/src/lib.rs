@@ -8,11 +8,12 @@
 //! | `random`    | a uniform random legal move             |                                 |
 //! | `mc`        | flat Monte Carlo, best mean playout     | `playouts=`, `time=`            |
 //! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`, `eval=` |
-//! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `threads=`, `weights=` |
-//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `threads=`, `net=`     |
+//! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `threads=`, `hash=`, `weights=` |
+//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `threads=`, `hash=`, `net=`     |
 //! | `az`        | PUCT search with a policy-value network  | `net=` (required), `sims=`, `time=`, `c=`, `fpu=`, `nodes=` |
 //!
-//! `threads=N` searches on N threads (lazy SMP on one shared table). With a
+//! `threads=N` searches on N threads (lazy SMP on one shared table);
+//! `hash=MIB` sizes that table ([`DEFAULT_HASH_MIB`] unless given). With a
 //! node or time budget, `alphabeta` and `nn` hand endgames of few free
 //! squares to the exact [`solve`]r first, and play a proven win or draw.
 //!
@@ -68,7 +69,7 @@ pub mod solve;
 mod spec;
 mod table;
 
-pub use alphabeta::{AlphaBeta, SearchOptions};
+pub use alphabeta::{AlphaBeta, SearchOptions, DEFAULT_HASH_MIB, MAX_HASH_MIB};
 pub use budget::{Budget, GameClock, Stop};
 pub use external::ExternalEngine;
 pub use limits::{available_cores, MAX_THREADS};

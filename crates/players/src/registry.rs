@@ -174,6 +174,11 @@ mod tests {
             "depth=0 must be from 1 to 128",
         );
         says(
+            "nn:time=1s,hash=5000",
+            |e| matches!(e, E::BadValue { .. }),
+            "hash=5000 must be from 1 to 4096 (MiB)",
+        );
+        says(
             "mcts:iterations=0",
             |e| matches!(e, E::BadValue { .. }),
             "iterations=0 leaves nothing to search",

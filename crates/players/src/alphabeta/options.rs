@@ -2,7 +2,7 @@
 //! techniques ([`SearchOptions`]), its threads and its evaluation — the
 //! heuristic's weights for `alphabeta`, a network for `nn`.
 
-use super::{AlphaBeta, MAX_PLY};
+use super::{AlphaBeta, DEFAULT_HASH_MIB, MAX_HASH_MIB, MAX_PLY};
 use crate::budget::Budget;
 use crate::eval::Evaluator;
 use crate::eval::Weights;
@@ -13,7 +13,9 @@ use crate::spec::{FromSpec, Spec, SpecError};
 /// weights than the default).
 impl FromSpec for AlphaBeta<Weights> {
     fn keys() -> Vec<&'static str> {
-        let keys = ["depth", "nodes", "time", "threads", "weights", "seed"];
+        let keys = [
+            "depth", "nodes", "time", "threads", "hash", "weights", "seed",
+        ];
         [&keys[..], &OPTION_KEYS[..]].concat()
     }
 
@@ -22,6 +24,7 @@ impl FromSpec for AlphaBeta<Weights> {
         let mut player = AlphaBeta::new(budget, spec.weights()?, spec.seed()?);
         player.set_spec(spec.text());
         player.set_threads(spec.threads()?);
+        player.set_hash(parse_hash(spec)?);
         player.set_options(parse_options(spec)?);
         Ok(player)
     }
@@ -30,7 +33,7 @@ impl FromSpec for AlphaBeta<Weights> {
 /// The keys of `nn`: the same search with the network evaluation
 /// (`net=FILE` for another network than the shipped one).
 pub(crate) fn nn_keys() -> Vec<&'static str> {
-    let keys = ["depth", "nodes", "time", "threads", "net", "seed"];
+    let keys = ["depth", "nodes", "time", "threads", "hash", "net", "seed"];
     [&keys[..], &OPTION_KEYS[..]].concat()
 }
 
@@ -46,8 +49,23 @@ fn nn_player<E: Evaluator + 'static>(spec: &Spec, net: E) -> Result<Box<dyn Play
     let mut player = AlphaBeta::with_evaluator(budget, net, spec.seed()?);
     player.set_spec(spec.text());
     player.set_threads(spec.threads()?);
+    player.set_hash(parse_hash(spec)?);
     player.set_options(parse_options(spec)?);
     Ok(Box::new(player))
+}
+
+/// The table size of a spec, `hash=` in MiB ([`DEFAULT_HASH_MIB`] when not
+/// given).
+fn parse_hash(spec: &Spec) -> Result<usize, SpecError> {
+    match spec.number("hash")? {
+        None => Ok(DEFAULT_HASH_MIB),
+        Some(n) if (1..=MAX_HASH_MIB as u64).contains(&n) => Ok(n as usize),
+        Some(n) => Err(spec.bad_value(
+            "hash",
+            n,
+            &format!("must be from 1 to {MAX_HASH_MIB} (MiB)"),
+        )),
+    }
 }
 
 /// The budget of a spec: `depth=`, `nodes=` or `time=` (depth 7 when none
