@@ -309,8 +309,8 @@ fn search_options_are_spec_keys() {
         "nn:nmp=1,iir=1,depth=7",
         "alphabeta:nmp=1,iir=1,nodes=20000",
         "nn:lmr=1,depth=2",
-        "nn:hash=1,depth=6",
-        "alphabeta:hash=256,nodes=20000",
+        "nn:pvr=1,hash=1,depth=6",
+        "alphabeta:pvr=1,hash=256,nodes=20000",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));

@@ -140,6 +140,10 @@ pub struct SearchOptions {
     /// Internal iterative reduction: a node the table knows no move for is
     /// searched a ply less deep.
     pub internal_reduction: bool,
+    /// Late-move reductions a ply smaller at principal-variation nodes
+    /// (full window), where the moves' values matter, not only their
+    /// being worse.
+    pub pv_reduction: bool,
 }
 
 impl SearchOptions {
@@ -156,6 +160,7 @@ impl SearchOptions {
         null_window_reduction: false,
         null_move: false,
         internal_reduction: false,
+        pv_reduction: false,
     };
 }
 
@@ -174,13 +179,14 @@ impl Default for SearchOptions {
             null_window_reduction: false,
             null_move: false,
             internal_reduction: false,
+            pv_reduction: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 11] = [
-    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir",
+const OPTION_KEYS: [&str; 12] = [
+    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -204,5 +210,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         null_window_reduction: flag("nwr", d.null_window_reduction)?,
         null_move: flag("nmp", d.null_move)?,
         internal_reduction: flag("iir", d.internal_reduction)?,
+        pv_reduction: flag("pvr", d.pv_reduction)?,
     })
 }

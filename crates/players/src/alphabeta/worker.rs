@@ -403,7 +403,11 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                     // A ply more off the principal variation, with the
                     // option: such a node only has to be proved worse.
                     let more = u32::from(options.null_window_reduction && !pv_node);
-                    (late_move_reduction(depth, i) + more).min(depth - 2)
+                    // A ply less on it, with the option.
+                    let less = u32::from(options.pv_reduction && pv_node);
+                    (late_move_reduction(depth, i) + more)
+                        .saturating_sub(less)
+                        .min(depth - 2)
                 } else {
                     0
                 };
