@@ -311,6 +311,8 @@ fn search_options_are_spec_keys() {
         "nn:lmr=1,depth=2",
         "nn:pvr=1,hash=1,depth=6",
         "alphabeta:pvr=1,hash=256,nodes=20000",
+        "nn:se=1,depth=9",
+        "alphabeta:se=1,nodes=50000",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));

@@ -144,6 +144,10 @@ pub struct SearchOptions {
     /// (full window), where the moves' values matter, not only their
     /// being worse.
     pub pv_reduction: bool,
+    /// Singular extensions: the table's move is searched a ply deeper when
+    /// a shallower search without it shows every other move well below
+    /// its score (and the node is cut when the others reach beta too).
+    pub singular: bool,
 }
 
 impl SearchOptions {
@@ -161,6 +165,7 @@ impl SearchOptions {
         null_move: false,
         internal_reduction: false,
         pv_reduction: false,
+        singular: false,
     };
 }
 
@@ -180,13 +185,14 @@ impl Default for SearchOptions {
             null_move: false,
             internal_reduction: false,
             pv_reduction: false,
+            singular: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 12] = [
-    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr",
+const OPTION_KEYS: [&str; 13] = [
+    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr", "se",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -211,5 +217,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         null_move: flag("nmp", d.null_move)?,
         internal_reduction: flag("iir", d.internal_reduction)?,
         pv_reduction: flag("pvr", d.pv_reduction)?,
+        singular: flag("se", d.singular)?,
     })
 }

@@ -12,8 +12,10 @@ use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, MAX_MOVES};
 
 mod null_move;
+mod singular;
 
 use null_move::NMP_DEPTH;
+use singular::Singular;
 
 pub(super) struct Worker<'a, E: Evaluator> {
     evaluator: &'a E,
@@ -26,6 +28,11 @@ pub(super) struct Worker<'a, E: Evaluator> {
     line: [Move; MAX_PLY],
     /// No null move above this ply: set while a null move's cut is verified.
     null_move_floor: u32,
+    /// The move left out at each ply, while a singular extension tests
+    /// whether the others reach its score.
+    excluded: [Option<Move>; MAX_PLY],
+    /// The depth of the iteration under way.
+    root_depth: u32,
     aborted: bool,
 }
 
@@ -45,6 +52,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             nodes: 0,
             line: [Move::PASS; MAX_PLY],
             null_move_floor: 0,
+            excluded: [None; MAX_PLY],
+            root_depth: 0,
             aborted: false,
         }
     }
@@ -205,6 +214,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
     ) -> Option<(Move, i32)> {
         let alpha0 = alpha;
         let mut best: Option<(Move, i32)> = None;
+        self.root_depth = depth;
         for &m in moves {
             let child_key = key_after(root_key, pos, m);
             self.table.prefetch(child_key);
@@ -271,11 +281,16 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         if depth == 0 || ply as usize >= MAX_PLY - 1 {
             return self.evaluator.evaluate(pos, state, ply);
         }
+        // While a singular extension leaves a move out, the table's entry
+        // is this node's own with the move in: neither used nor replaced.
+        let excluded = self.excluded[ply as usize];
         let mut table_move = None;
-        if let Some(entry) = self.table.probe(key) {
+        let mut table_entry = None;
+        if let Some(entry) = self.table.probe(key).filter(|_| excluded.is_none()) {
             table_move = Some(entry.mv);
+            let s = from_table(entry.score, ply);
+            table_entry = Some((entry, s));
             if u32::from(entry.depth) >= depth {
-                let s = from_table(entry.score, ply);
                 let usable = match entry.bound {
                     Bound::Exact => true,
                     Bound::Lower => s >= beta,
@@ -292,7 +307,12 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let mut static_value = None;
         // Reverse futility: this close to the horizon, a static value far
         // enough above beta is taken as a cut without a search.
-        if options.rfp && !pv_node && depth <= RFP_DEPTH && beta.abs() < DECIDED {
+        if options.rfp
+            && !pv_node
+            && depth <= RFP_DEPTH
+            && beta.abs() < DECIDED
+            && excluded.is_none()
+        {
             let eval = self.static_value(&mut static_value, pos, state, ply);
             if eval - RFP_MARGIN * depth as i32 >= beta {
                 return eval;
@@ -305,6 +325,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let side = pos.side_to_move();
         if options.null_move
             && !pv_node
+            && excluded.is_none()
             && depth >= NMP_DEPTH
             && beta.abs() < DECIDED
             && ply >= self.null_move_floor
@@ -382,6 +403,22 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             list.swap(i, j);
             order.swap(i, j);
             let m = list[i];
+            if Some(m) == excluded {
+                continue;
+            }
+            // The table's move, searched first, a ply deeper if singular.
+            let mut extension = 0;
+            if let Some((entry, s)) = table_entry.filter(|_| options.singular && i == 0) {
+                if Some(m) == table_move {
+                    match self.singular(pos, state, key, m, entry, s, depth, beta, ply) {
+                        Singular::Extend(plies) => extension = plies,
+                        Singular::Cut(score) => return score,
+                    }
+                    if self.aborted {
+                        return 0;
+                    }
+                }
+            }
             let child_key = key_after(key, pos, m);
             if depth > 1 {
                 self.table.prefetch(child_key);
@@ -392,7 +429,15 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             let child_state = self.evaluator.child_state(state, pos, m);
             let cs = &child_state;
             let score = if i == 0 {
-                -self.search(&child, cs, child_key, depth - 1, -beta, -alpha, ply + 1)
+                -self.search(
+                    &child,
+                    cs,
+                    child_key,
+                    depth - 1 + extension,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                )
             } else {
                 // Principal variation search: prove the move worse with a
                 // null window, search again only if it is not. A late move
@@ -468,6 +513,10 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                     }
                 }
             }
+        }
+        if excluded.is_some() {
+            // Only the singular test reads this: no other move, none better.
+            return if best == -INF { alpha } else { best };
         }
         let bound = Bound::of(best, alpha0, beta);
         let entry = Entry {
