@@ -181,7 +181,7 @@ impl Default for SearchOptions {
             time_management: true,
             eval_order: false,
             history_malus: false,
-            null_window_reduction: false,
+            null_window_reduction: true,
             null_move: false,
             internal_reduction: false,
             pv_reduction: false,
