@@ -11,9 +11,11 @@ use std::sync::atomic::Ordering::Relaxed;
 use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, MAX_MOVES};
 
+mod history;
 mod null_move;
 mod singular;
 
+use history::{move_index, with_gravity};
 use null_move::NMP_DEPTH;
 use singular::Singular;
 
@@ -553,23 +555,6 @@ const STABILITY: [f64; 4] = [1.7, 1.3, 1.0, 0.8];
 /// it half as much again.
 const FALLING_SCORE: i32 = 50;
 
-/// A move's slot in the history and countermove tables, which are
-/// indexed by its from and to squares (4,096 slots).
-fn move_index(m: Move) -> usize {
-    usize::from(m.to_u16()) & 4095
-}
-
-/// With the history malus, history scores stay within ± this.
-const HISTORY_BOUND: i32 = 1 << 14;
-
-/// `h` changed by `bonus` (a malus if negative), less as `h` nears
-/// [`HISTORY_BOUND`] on that side: the change shrinks in proportion, so a
-/// score never leaves the bounds and recent cuts weigh more than old ones.
-fn with_gravity(h: i32, bonus: i32) -> i32 {
-    let bonus = bonus.clamp(-HISTORY_BOUND, HISTORY_BOUND);
-    h + bonus - h * bonus.abs() / HISTORY_BOUND
-}
-
 /// Ordering by the children's static values works this many plies or more
 /// from the horizon.
 const EVAL_ORDER_DEPTH: u32 = 3;
@@ -594,32 +579,4 @@ fn late_moves(depth: u32) -> usize {
 fn late_move_reduction(depth: u32, index: usize) -> u32 {
     let r = 0.5 + (depth as f32).ln() * (index as f32).ln() / 2.25;
     r as u32
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gravity_keeps_history_within_its_bounds() {
-        assert_eq!(with_gravity(0, 9), 9);
-        assert_eq!(with_gravity(0, -9), -9);
-        // Half-way to the bound, a bonus counts half.
-        assert_eq!(with_gravity(HISTORY_BOUND / 2, 100), HISTORY_BOUND / 2 + 50);
-        // A malus pulls a high score down more than its size.
-        assert_eq!(
-            with_gravity(HISTORY_BOUND / 2, -100),
-            HISTORY_BOUND / 2 - 150
-        );
-        // However many bonuses or maluses, however large.
-        for bonus in [1, 100, 10_000, i32::MAX / 2] {
-            for sign in [1, -1] {
-                let mut h = 0;
-                for _ in 0..1_000 {
-                    h = with_gravity(h, sign * bonus);
-                    assert!(h.abs() <= HISTORY_BOUND, "{h} after {bonus}");
-                }
-            }
-        }
-    }
 }
