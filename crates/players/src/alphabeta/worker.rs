@@ -286,12 +286,13 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         // While a singular extension leaves a move out, the table's entry
         // is this node's own with the move in: neither used nor replaced.
         let excluded = self.excluded[ply as usize];
-        let mut table_move = None;
-        let mut table_entry = None;
-        if let Some(entry) = self.table.probe(key).filter(|_| excluded.is_none()) {
-            table_move = Some(entry.mv);
-            let s = from_table(entry.score, ply);
-            table_entry = Some((entry, s));
+        let table_entry = self
+            .table
+            .probe(key)
+            .filter(|_| excluded.is_none())
+            .map(|entry| (entry, from_table(entry.score, ply)));
+        let table_move = table_entry.map(|(entry, _)| entry.mv);
+        if let Some((entry, s)) = table_entry {
             if u32::from(entry.depth) >= depth {
                 let usable = match entry.bound {
                     Bound::Exact => true,
@@ -410,15 +411,16 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             }
             // The table's move, searched first, a ply deeper if singular.
             let mut extension = 0;
-            if let Some((entry, s)) = table_entry.filter(|_| options.singular && i == 0) {
-                if Some(m) == table_move {
-                    match self.singular(pos, state, key, m, entry, s, depth, beta, ply) {
-                        Singular::Extend(plies) => extension = plies,
-                        Singular::Cut(score) => return score,
-                    }
-                    if self.aborted {
-                        return 0;
-                    }
+            let first_and_table_move = |&(entry, _): &(Entry, i32)| i == 0 && entry.mv == m;
+            if let Some((entry, s)) =
+                table_entry.filter(|e| options.singular && first_and_table_move(e))
+            {
+                match self.singular(pos, state, key, m, entry, s, depth, beta, ply) {
+                    Singular::Extend(plies) => extension = plies,
+                    Singular::Cut(score) => return score,
+                }
+                if self.aborted {
+                    return 0;
                 }
             }
             let child_key = key_after(key, pos, m);
