@@ -50,7 +50,8 @@ fi
 
 # gen3 and gen4, with this tree's yolah: the search as the games were played
 # (aspiration windows and time management off, the 16 MiB table and the
-# late-move reductions of then: `nwr` became the default later),
+# late-move reductions of then, and no exact regions: `nwr` and `xr` became
+# defaults later),
 # the first shards of one run.
 (cd "$root" && cargo build --release --locked -q -p yolah-cli)
 yolah="$root/target/release/yolah"
@@ -64,7 +65,7 @@ generation() {
     for k in $(seq 1 "$used"); do
         local out="$dir/sp_$k.bin"
         if [ ! -f "$out.shard.json" ]; then
-            "$yolah" selfplay --player "nn:depth=5,net=$teacher,asp=0,tm=0,hash=16,nwr=0" --games "$games" \
+            "$yolah" selfplay --player "nn:depth=5,net=$teacher,asp=0,tm=0,hash=16,nwr=0,xr=0" --games "$games" \
                 --seed "$seed" --threads 2 --shard "$k/$of" --out "$out"
         fi
         shards+=("$out")

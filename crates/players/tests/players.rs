@@ -313,6 +313,8 @@ fn search_options_are_spec_keys() {
         "alphabeta:pvr=1,hash=256,nodes=20000",
         "nn:se=1,depth=9",
         "alphabeta:se=1,nodes=50000",
+        "nn:xr=1,depth=8",
+        "alphabeta:xr=1,nodes=50000",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
@@ -322,4 +324,36 @@ fn search_options_are_spec_keys() {
     let err = from_spec("nn:lmr=2").err().unwrap().to_string();
     assert!(err.contains("lmr=2 must be 0 (off) or 1 (on)"), "{err}");
     assert!(from_spec("mcts:lmr=1").is_err());
+}
+
+#[test]
+fn exact_regions_score_separated_positions_by_their_proven_result() {
+    // Positions of random games once the two sides no longer meet: with
+    // `xr` every child is scored by its longest paths, so the root's score
+    // is the exact result that the solver proves.
+    let mut rng = yolah::Rng::new(17);
+    let mut solver = yolah_players::solve::Solver::for_regions();
+    let mut checked = 0;
+    while checked < 12 {
+        let mut pos = Position::START;
+        while !pos.is_game_over() && solver.separated_margin(&pos, u64::MAX).is_none() {
+            pos.play(pos.random_move(&mut rng));
+        }
+        let Some(margin) = solver.separated_margin(&pos, u64::MAX) else {
+            continue;
+        };
+        if !pos.can_move(pos.side_to_move()) {
+            continue;
+        }
+        let a = from_spec("nn:xr=1,depth=2").unwrap().analyse(&pos);
+        let Score::Centipoints(c) = a.score else {
+            panic!("{:?}", a.score)
+        };
+        match margin.signum() {
+            0 => assert_eq!(c, 0, "{pos:?}"),
+            s => assert_eq!(c.signum(), s, "{pos:?}: {c} for margin {margin}"),
+        }
+        assert!(c == 0 || c.abs() > DECIDED, "{pos:?}: {c}");
+        checked += 1;
+    }
 }

@@ -82,6 +82,9 @@ struct Heuristics {
     killers: [[Move; 2]; MAX_PLY],
     history: Vec<i32>,
     countermoves: Vec<Move>,
+    /// The longest paths of separated regions, remembered from one search
+    /// to the next (`xr`).
+    regions: Solver,
 }
 
 impl Heuristics {
@@ -90,6 +93,7 @@ impl Heuristics {
             killers: [[Move::PASS; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
             countermoves: vec![Move::PASS; 64 * 64],
+            regions: Solver::for_regions(),
         }
     }
 

@@ -148,6 +148,11 @@ pub struct SearchOptions {
     /// a shallower search without it shows every other move well below
     /// its score (and the node is cut when the others reach beta too).
     pub singular: bool,
+    /// Exact separated regions: a node where no free square is in reach of
+    /// both sides is scored by the exact longest paths of each side in its
+    /// own region (a proven win, draw or loss), not by the evaluation,
+    /// when those paths take few enough steps to find.
+    pub exact_regions: bool,
 }
 
 impl SearchOptions {
@@ -166,6 +171,7 @@ impl SearchOptions {
         internal_reduction: false,
         pv_reduction: false,
         singular: false,
+        exact_regions: false,
     };
 }
 
@@ -186,13 +192,14 @@ impl Default for SearchOptions {
             internal_reduction: false,
             pv_reduction: false,
             singular: false,
+            exact_regions: true,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 13] = [
-    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr", "se",
+const OPTION_KEYS: [&str; 14] = [
+    "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr", "se", "xr",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -218,5 +225,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         internal_reduction: flag("iir", d.internal_reduction)?,
         pv_reduction: flag("pvr", d.pv_reduction)?,
         singular: flag("se", d.singular)?,
+        exact_regions: flag("xr", d.exact_regions)?,
     })
 }

@@ -5,7 +5,7 @@ use super::{from_table, terminal, to_table, Heuristics, Shared, INF, MAX_PLY, NO
 use crate::budget::Budget;
 use crate::eval::Evaluator;
 use crate::player::Search;
-use crate::score::DECIDED;
+use crate::score::{BOUND_WIN, DECIDED};
 use crate::table::{Bound, Entry, Table};
 use std::sync::atomic::Ordering::Relaxed;
 use yolah::zobrist::{key, key_after};
@@ -280,6 +280,11 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         if pos.is_game_over() {
             return terminal(pos, ply);
         }
+        if self.shared.options.exact_regions {
+            if let Some(margin) = self.heuristics.regions.separated_margin(pos, REGION_STEPS) {
+                return margin.signum() * (BOUND_WIN - ply as i32);
+            }
+        }
         if depth == 0 || ply as usize >= MAX_PLY - 1 {
             return self.evaluator.evaluate(pos, state, ply);
         }
@@ -544,6 +549,10 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         *cache.get_or_insert_with(|| self.evaluator.evaluate(pos, state, ply))
     }
 }
+
+/// The most steps of the longest-path search that scoring one separated
+/// position exactly may take (`xr`); past them, the evaluation scores it.
+const REGION_STEPS: u64 = 2_000;
 
 /// Internal iterative reduction works this many plies or more from the
 /// horizon.

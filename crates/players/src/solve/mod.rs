@@ -66,6 +66,8 @@ pub struct Limits {
 pub struct Solver {
     table: Table,
     memo: regions::Memo,
+    /// The most entries `memo` keeps.
+    memo_entries: usize,
     nodes: u64,
     node_limit: u64,
     clock: Clock,
@@ -81,14 +83,7 @@ impl Default for Solver {
 impl Solver {
     /// A solver with an empty table (16 MiB) and memo.
     pub fn new() -> Solver {
-        Solver {
-            table: Table::new(TABLE_ENTRIES),
-            memo: regions::Memo::default(),
-            nodes: 0,
-            node_limit: u64::MAX,
-            clock: Clock::start(Budget::Infinite, &Stop::new()),
-            aborted: false,
-        }
+        Solver::with_sizes(TABLE_ENTRIES, regions::MEMO_ENTRIES)
     }
 
     /// Solves `pos` exactly, however long it takes; `None` if the game is
@@ -136,6 +131,41 @@ impl Solver {
     ) -> Option<(i32, Move)> {
         self.start(limits, stop);
         self.root(pos, -1, 1).map(|(v, m)| (v.signum(), m))
+    }
+
+    /// A solver for [`Solver::separated_margin`] only, as each search
+    /// thread keeps one: its table (unused there) is the smallest there
+    /// is, and its memo a sixteenth of a full solver's.
+    pub fn for_regions() -> Solver {
+        Solver::with_sizes(1, regions::SEARCH_MEMO_ENTRIES)
+    }
+
+    fn with_sizes(table_entries: usize, memo_entries: usize) -> Solver {
+        Solver {
+            table: Table::new(table_entries),
+            memo: regions::Memo::default(),
+            memo_entries,
+            nodes: 0,
+            node_limit: u64::MAX,
+            clock: Clock::start(Budget::Infinite, &Stop::new()),
+            aborted: false,
+        }
+    }
+
+    /// The exact final margin of `pos` for its side to move when no free
+    /// square is in reach of both sides (each then walks its own region),
+    /// found in at most `node_limit` steps of the longest-path search;
+    /// `None` when the sides still meet or the paths take longer.
+    pub fn separated_margin(&mut self, pos: &Position, node_limit: u64) -> Option<i32> {
+        let side = pos.side_to_move();
+        let (us, them) = (pos.pieces(side), pos.pieces(side.opponent()));
+        let (reach_us, reach_them) = regions::apart(us, them, pos.free())?;
+        self.nodes = 0;
+        self.node_limit = node_limit;
+        self.aborted = false;
+        let ours = self.longest(reach_us, us) as i32;
+        let theirs = self.longest(reach_them, them) as i32;
+        (!self.aborted).then(|| pos.margin(side) + ours - theirs)
     }
 
     /// Forgets every result: the next solves search as a new solver would
@@ -460,6 +490,44 @@ mod tests {
             assert_eq!((-after).signum(), sign, "the move keeps the result");
         }
         assert!(checked >= 30, "only {checked} positions were small enough");
+    }
+
+    #[test]
+    fn separated_positions_score_their_exact_margin() {
+        let mut regions = Solver::for_regions();
+        let mut solver = Solver::new();
+        let (mut separated, mut together, mut by_plain) = (0, 0, 0);
+        for pos in endgames(300, 10, 11) {
+            let side = pos.side_to_move();
+            let (us, them) = (pos.pieces(side), pos.pieces(side.opponent()));
+            let free = pos.free();
+            let meet = !(flood(us, free) & flood(them, free)).is_empty();
+            match regions.separated_margin(&pos, u64::MAX) {
+                None => {
+                    assert!(meet, "{pos:?}");
+                    together += 1;
+                }
+                Some(margin) => {
+                    assert!(!meet, "{pos:?}");
+                    // Plain alpha-beta's, where it finishes; the solver's
+                    // everywhere (checked against plain alpha-beta above).
+                    if let Some((plain, _)) = margin_plain(&pos, PLAIN_LIMIT) {
+                        assert_eq!(margin, plain, "{pos:?}");
+                        by_plain += 1;
+                    }
+                    assert_eq!(margin, solver.solve(&pos).unwrap().margin, "{pos:?}");
+                    separated += 1;
+                }
+            }
+        }
+        assert!(separated >= 20 && together >= 20, "{separated} {together}");
+        assert!(by_plain >= 10, "{by_plain}");
+        // Too few steps: no answer rather than a wrong one.
+        let pos = endgames(300, 10, 11)
+            .into_iter()
+            .find(|p| regions.separated_margin(p, u64::MAX).is_some() && !p.free().is_empty())
+            .unwrap();
+        assert_eq!(Solver::for_regions().separated_margin(&pos, 1), None);
     }
 
     #[test]

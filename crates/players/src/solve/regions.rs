@@ -16,8 +16,14 @@ use std::hash::{BuildHasherDefault, Hasher};
 use yolah::attacks::queen_moves;
 use yolah::Bitboard;
 
-/// The most region results kept; the memo starts afresh when full.
+/// The most region results a solver keeps; the memo starts afresh when
+/// full.
 pub(super) const MEMO_ENTRIES: usize = 1 << 21;
+
+/// The same for a search thread's regions-only solver
+/// ([`Solver::for_regions`]): each thread has one, and its regions are
+/// small.
+pub(super) const SEARCH_MEMO_ENTRIES: usize = 1 << 17;
 
 /// The free squares reachable from `pieces` in king steps through `free`.
 pub(crate) fn flood(pieces: Bitboard, free: Bitboard) -> Bitboard {
@@ -28,6 +34,26 @@ pub(crate) fn flood(pieces: Bitboard, free: Bitboard) -> Bitboard {
             return reached;
         }
         reached = next;
+    }
+}
+
+/// The free squares each side reaches (`flood` of `us` and of `them`), if
+/// no square is reached by both; `None` as soon as the two floods meet,
+/// which in most positions is after a step or two.
+pub(crate) fn apart(us: Bitboard, them: Bitboard, free: Bitboard) -> Option<(Bitboard, Bitboard)> {
+    let mut ours = us.neighbours() & free;
+    let mut theirs = them.neighbours() & free;
+    loop {
+        if !(ours & theirs).is_empty() {
+            return None;
+        }
+        let more_ours = ours | (ours.neighbours() & free);
+        let more_theirs = theirs | (theirs.neighbours() & free);
+        if more_ours == ours && more_theirs == theirs {
+            return Some((ours, theirs));
+        }
+        ours = more_ours;
+        theirs = more_theirs;
     }
 }
 
@@ -105,7 +131,7 @@ impl Solver {
                 }
             }
         }
-        if self.memo.len() >= MEMO_ENTRIES {
+        if self.memo.len() >= self.memo_entries {
             self.memo.clear();
         }
         self.memo.insert((region.0, pieces.0), best as u8);
