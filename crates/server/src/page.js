@@ -194,13 +194,29 @@ $("seeks").onclick = ev => {
   if (b.dataset.accept) send({type: "accept", seek: +b.dataset.accept});
   else send({type: "cancel_seek"});
 };
-function liveLine(g) {
+function liveText(g) {
   const side = (p, n) => p === "human" ? (n ? esc(n) : "Anonymous") : esc(levelName(p));
-  return `<li><span>${side(g.black, g.names[0])} – ${side(g.white, g.names[1])} · ${g.clock === "none" ? "no clock" : esc(g.clock)} · ${g.black_score}–${g.white_score}</span><a href="/?game=${g.game}">Watch</a></li>`;
+  return `${side(g.black, g.names[0])} – ${side(g.white, g.names[1])} · ${g.clock === "none" ? "no clock" : esc(g.clock)} · ${g.black_score}–${g.white_score}`;
 }
+// The list changes with every move of every live game. Its lines are
+// updated in place, never rebuilt: a Watch link replaced between the press
+// and the release of a click would swallow the click.
 function renderLive() {
-  const l = S.lobby, games = l.live.concat(S.liveExtra);
-  $("live").innerHTML = games.length ? games.map(liveLine).join("") : `<li class="empty">No game being played right now.</li>`;
+  const l = S.lobby, games = l.live.concat(S.liveExtra), list = $("live");
+  if (!games.length) list.innerHTML = `<li class="empty">No game being played right now.</li>`;
+  else if (list.querySelector(".empty")) list.innerHTML = "";
+  while (games.length && list.children.length > games.length) list.lastElementChild.remove();
+  games.forEach((g, i) => {
+    let line = list.children[i];
+    if (!line) {
+      line = document.createElement("li");
+      line.append(document.createElement("span"), Object.assign(document.createElement("a"), {textContent: "Watch"}));
+      list.append(line);
+    }
+    const [span, link] = line.children, text = liveText(g), href = `/?game=${g.game}`;
+    if (span.innerHTML !== text) span.innerHTML = text;
+    if (link.getAttribute("href") !== href) link.setAttribute("href", href);
+  });
   $("liveTotal").textContent = l.live_total ? `(${l.live_total})` : "";
   $("liveMore").hidden = games.length >= l.live_total;
 }
