@@ -280,7 +280,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         if pos.is_game_over() {
             return terminal(pos, ply);
         }
-        if self.shared.options.exact_regions {
+        let options = self.shared.options;
+        if options.exact_regions {
             if let Some(margin) = self.heuristics.regions.separated_margin(pos, REGION_STEPS) {
                 return margin.signum() * (BOUND_WIN - ply as i32);
             }
@@ -309,7 +310,6 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 }
             }
         }
-        let options = self.shared.options;
         let pv_node = beta - alpha > 1;
         // The static value, evaluated when a pruning rule first needs it.
         let mut static_value = None;
