@@ -37,6 +37,10 @@ pub struct TrainArgs {
     /// Width of the network's first layer: 128, 256, 512 or 1024.
     #[arg(long, default_value_t = DEFAULT_HIDDEN1)]
     width: usize,
+    /// Output buckets: 1 (a YOLAHNN2 network), or 4 (YOLAHNN3: the later
+    /// layers once for each quarter of the game, by free squares).
+    #[arg(long, default_value_t = 1)]
+    buckets: usize,
     /// Worker threads (the network is the same on any number).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
     threads: u16,
@@ -54,13 +58,16 @@ impl TrainArgs {
         use anyhow::Context;
         use yolah_lab::positions::{self, Sample};
         use yolah_lab::train::train;
-        use yolah_players::nn::v2::{hidden1_rule, valid_hidden1};
+        use yolah_players::nn::v2::{hidden1_rule, valid_buckets, valid_hidden1, BUCKETS};
         let (files, out, lambda, width) = (&self.data, &self.out, self.lambda, self.width);
         if !(0.0..=1.0).contains(&lambda) {
             bail!("--lambda {lambda} must lie between 0 and 1");
         }
         if !valid_hidden1(width) {
             bail!("--width {width} must be {}", hidden1_rule());
+        }
+        if !valid_buckets(self.buckets) {
+            bail!("--buckets {} must be 1 or {BUCKETS}", self.buckets);
         }
         let learning_rate = self.learning_rate;
         if !(learning_rate.is_finite() && learning_rate > 0.0 && learning_rate < 1.0) {
@@ -84,6 +91,7 @@ impl TrainArgs {
             lambda,
             symmetries: !self.no_symmetries,
             hidden1: width,
+            buckets: self.buckets,
             threads: usize::from(self.threads),
             batch: self.batch as usize,
             learning_rate,

@@ -1,6 +1,7 @@
 //! Training positions as the trainer holds them: the board from the side
 //! to move's point of view, the heuristic scalars (which no symmetry
-//! changes) and the target, 56 bytes a position.
+//! changes), the free squares (which choose the output bucket) and the
+//! target, 56 bytes a position.
 
 use crate::positions::Sample;
 use yolah::{Bitboard, Symmetry};
@@ -21,6 +22,8 @@ pub(super) struct Encoded {
     pub scalars: [f32; SCALARS],
     /// The expected result to learn, from 0 to 1.
     pub target: f32,
+    /// The free squares.
+    pub free: u8,
 }
 
 impl Encoded {
@@ -40,6 +43,7 @@ impl Encoded {
             holes: pos.holes(),
             scalars: scalars(&features(pos)),
             target: lambda * result + (1.0 - lambda) * searched,
+            free: pos.free().count() as u8,
         }
     }
 

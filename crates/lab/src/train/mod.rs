@@ -34,7 +34,7 @@ use data::{encode_all, Encoded};
 use model::{Layout, Scratch};
 use std::fmt;
 use yolah::{Rng, Symmetry};
-use yolah_players::nn::v2::{hidden1_rule, valid_hidden1, FloatNet};
+use yolah_players::nn::v2::{hidden1_rule, valid_buckets, valid_hidden1, FloatNet, BUCKETS};
 
 /// Why training stopped.
 #[derive(Debug)]
@@ -43,6 +43,8 @@ pub enum TrainError {
     TooFewPositions(usize),
     /// A first-layer width the players cannot run.
     BadWidth(usize),
+    /// A number of output buckets no network format has.
+    BadBuckets(usize),
 }
 
 impl fmt::Display for TrainError {
@@ -51,6 +53,9 @@ impl fmt::Display for TrainError {
             TrainError::TooFewPositions(n) => write!(f, "{n} positions are too few to train on"),
             TrainError::BadWidth(w) => {
                 write!(f, "a first layer of {w} is not {}", hidden1_rule())
+            }
+            TrainError::BadBuckets(b) => {
+                write!(f, "{b} output buckets: a network has 1 or {BUCKETS}")
             }
         }
     }
@@ -86,6 +91,9 @@ pub struct TrainConfig {
     pub symmetries: bool,
     /// The first layer's width.
     pub hidden1: usize,
+    /// Output buckets: 1 (a `YOLAHNN2` network) or
+    /// [`BUCKETS`] (`YOLAHNN3`, later layers per phase of the game).
+    pub buckets: usize,
     /// Worker threads (the result does not depend on them).
     pub threads: usize,
 }
@@ -102,6 +110,7 @@ impl Default for TrainConfig {
             validation: 0.1,
             symmetries: true,
             hidden1: DEFAULT_HIDDEN1,
+            buckets: 1,
             threads: 1,
         }
     }
@@ -130,6 +139,9 @@ pub fn train(
     if !valid_hidden1(config.hidden1) {
         return Err(TrainError::BadWidth(config.hidden1));
     }
+    if !valid_buckets(config.buckets) {
+        return Err(TrainError::BadBuckets(config.buckets));
+    }
     let threads = config.threads.clamp(1, PARTS);
     let mut rng = Rng::new(config.seed);
     let mut order: Vec<usize> = (0..samples.len()).collect();
@@ -142,7 +154,7 @@ pub fn train(
     };
     let validation = encode(val_idx);
     let training = encode(train_idx);
-    let layout = Layout::new(config.hidden1);
+    let layout = Layout::new(config.hidden1, config.buckets);
     let mut params = model::initial(&layout, &mut rng);
     let mut optimizer = AdamW::new(layout.rates(), config.weight_decay);
     let mut grads = vec![vec![0.0f32; layout.len]; PARTS];
@@ -307,10 +319,38 @@ mod tests {
             let side = s.pos.side_to_move();
             let ours = active_features(&s.pos, side);
             let theirs = active_features(&s.pos, side.opponent());
-            let exact = net.forward(&ours, &theirs, &f);
-            let q = quant.logit(&quant.accumulators(&s.pos), side, &f);
+            let free = s.pos.free().count();
+            let exact = net.forward(&ours, &theirs, &f, net.bucket(free));
+            let q = quant.logit(&quant.accumulators(&s.pos), side, &f, free);
             assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
         }
+        // With output buckets: a YOLAHNN3 network, as deterministic.
+        let bucketed = TrainConfig {
+            buckets: BUCKETS,
+            epochs: 2,
+            ..config
+        };
+        let net = train(&samples, &bucketed, &mut |_| {}).unwrap();
+        assert_eq!(net.buckets, BUCKETS);
+        assert!(net.to_bytes().starts_with(b"YOLAHNN3"));
+        let again = train(
+            &samples,
+            &TrainConfig {
+                threads: 2,
+                ..bucketed
+            },
+            &mut |_| {},
+        );
+        assert_eq!(net, again.unwrap());
+        let e = train(
+            &samples,
+            &TrainConfig {
+                buckets: 3,
+                ..config
+            },
+            &mut |_| {},
+        );
+        assert!(e.unwrap_err().to_string().contains("1 or 4"));
         // A width the players cannot run is refused before any work.
         let odd = TrainConfig {
             hidden1: 40,

@@ -10,17 +10,19 @@
 
 use super::data::Encoded;
 use yolah::{Bitboard, Rng};
-use yolah_players::nn::v2::{sizes, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT};
+use yolah_players::nn::v2::{bucket, sizes, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT};
 use yolah_players::nn::{HIDDEN2, INPUTS, SCALARS};
 
 /// The first-layer width whose second layer steps at the full learning
 /// rate; a wider one steps at `BASE_WIDTH / H` of it ([`Layout::rates`]).
 const BASE_WIDTH: usize = 128;
 
-/// Where each array starts in the parameter vector.
+/// Where each array starts in the parameter vector (the later layers'
+/// arrays hold every output bucket's, one after the other).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Layout {
     pub hidden1: usize,
+    pub buckets: usize,
     pub w1: usize,
     pub b1: usize,
     pub w2: usize,
@@ -31,11 +33,12 @@ pub(super) struct Layout {
 }
 
 impl Layout {
-    pub fn new(hidden1: usize) -> Layout {
-        let [w1, b1, w2, b2, w3, b3] = sizes(hidden1);
+    pub fn new(hidden1: usize, buckets: usize) -> Layout {
+        let [w1, b1, w2, b2, w3, b3] = sizes(hidden1, buckets);
         let at = |n: usize| n;
         Layout {
             hidden1,
+            buckets,
             w1: at(0),
             b1: at(w1),
             w2: at(w1 + b1),
@@ -55,21 +58,41 @@ impl Layout {
     /// parameter at the full rate.
     pub fn rates(&self) -> Vec<f32> {
         let mut rates = vec![1.0; self.len];
-        let hidden = self.w2..self.w2 + 2 * self.hidden1 * HIDDEN2;
         let share = BASE_WIDTH as f32 / self.hidden1 as f32;
-        rates[hidden].fill(share.min(1.0));
+        for bucket in 0..self.buckets {
+            rates[self.on_outputs(bucket)].fill(share.min(1.0));
+        }
         rates
+    }
+
+    /// The second-layer rows of output bucket `bucket`: `2H + SCALARS`
+    /// rows of [`HIDDEN2`].
+    pub fn w2_of(&self, bucket: usize) -> usize {
+        self.w2 + bucket * (2 * self.hidden1 + SCALARS) * HIDDEN2
+    }
+
+    /// The second-layer weights of `bucket` on the first layer's outputs.
+    fn on_outputs(&self, bucket: usize) -> std::ops::Range<usize> {
+        let start = self.w2_of(bucket);
+        start..start + 2 * self.hidden1 * HIDDEN2
     }
 
     /// The ranges of parameters and the bound each is clipped to, as the
     /// integer network needs ([`FloatNet::check`]).
-    pub fn bounds(&self) -> [(std::ops::Range<usize>, f32); 3] {
-        let scalars_w2 = self.w2 + 2 * self.hidden1 * HIDDEN2;
-        [
-            (self.w1..self.w2, MAX_W1),
-            (self.w2..scalars_w2, MAX_W2),
-            (scalars_w2..self.len, MAX_WEIGHT),
-        ]
+    pub fn bounds(&self) -> Vec<(std::ops::Range<usize>, f32)> {
+        let mut bounds = vec![(self.w1..self.w2, MAX_W1)];
+        for bucket in 0..self.buckets {
+            let on_outputs = self.on_outputs(bucket);
+            let scalars = on_outputs.end..on_outputs.end + SCALARS * HIDDEN2;
+            bounds.extend([(on_outputs, MAX_W2), (scalars, MAX_WEIGHT)]);
+        }
+        bounds.push((self.b2..self.len, MAX_WEIGHT));
+        bounds
+    }
+
+    /// The output bucket of `e`.
+    pub fn bucket(&self, e: &Encoded) -> usize {
+        bucket(u32::from(e.free), self.buckets)
     }
 }
 
@@ -82,18 +105,19 @@ fn uniform(rng: &mut Rng, n: usize, scale: f32) -> impl Iterator<Item = f32> + '
 pub(super) fn initial(layout: &Layout, rng: &mut Rng) -> Vec<f32> {
     let h = layout.hidden1;
     let fan_in = (2 * h + SCALARS) as f32;
+    let b = layout.buckets;
     let mut p = Vec::with_capacity(layout.len);
     p.extend(uniform(rng, INPUTS * h, 0.1));
     p.extend(std::iter::repeat_n(0.25, h));
     // The same spread of second-layer sums whatever the width.
     p.extend(uniform(
         rng,
-        (2 * h + SCALARS) * HIDDEN2,
+        b * (2 * h + SCALARS) * HIDDEN2,
         0.25 * (134.0 / fan_in).sqrt(),
     ));
-    p.extend(std::iter::repeat_n(0.25, HIDDEN2));
-    p.extend(uniform(rng, HIDDEN2, 0.3));
-    p.push(0.0);
+    p.extend(std::iter::repeat_n(0.25, b * HIDDEN2));
+    p.extend(uniform(rng, b * HIDDEN2, 0.3));
+    p.extend(std::iter::repeat_n(0.0, b));
     clip(layout, &mut p);
     p
 }
@@ -112,12 +136,13 @@ pub(super) fn export(layout: &Layout, params: &[f32]) -> FloatNet {
     let l = layout;
     FloatNet {
         hidden1: l.hidden1,
+        buckets: l.buckets,
         w1: params[l.w1..l.b1].to_vec(),
         b1: params[l.b1..l.w2].to_vec(),
         w2: params[l.w2..l.b2].to_vec(),
         b2: params[l.b2..l.w3].to_vec(),
         w3: params[l.w3..l.b3].to_vec(),
-        b3: params[l.b3],
+        b3: params[l.b3..].to_vec(),
     }
 }
 
@@ -163,8 +188,8 @@ fn squares(b: Bitboard) -> impl Iterator<Item = usize> {
     b.into_iter().map(|sq| sq.index())
 }
 
-/// The network's logit for `e`, leaving the layers' values in `scratch`
-/// (and the second layer's sums in `z2`).
+/// The network's logit for `e` through its output bucket, leaving the
+/// layers' values in `scratch` (and the second layer's sums in `z2`).
 fn forward(
     layout: &Layout,
     params: &[f32],
@@ -191,8 +216,10 @@ fn forward(
         *x = s.clamp(0.0, 1.0);
     }
     scratch.x[2 * h..].copy_from_slice(&e.scalars);
-    z2.copy_from_slice(&params[layout.b2..layout.w3]);
-    let w2 = &params[layout.w2..layout.b2];
+    let b = layout.bucket(e);
+    let later = b * HIDDEN2..(b + 1) * HIDDEN2;
+    z2.copy_from_slice(&params[layout.b2..layout.w3][later.clone()]);
+    let w2 = &params[layout.w2_of(b)..];
     for (i, &x) in scratch.x.iter().enumerate() {
         if x != 0.0 {
             for (z, w) in z2.iter_mut().zip(&w2[i * HIDDEN2..(i + 1) * HIDDEN2]) {
@@ -200,12 +227,12 @@ fn forward(
             }
         }
     }
-    let w3 = &params[layout.w3..layout.b3];
+    let w3 = &params[layout.w3..layout.b3][later];
     z2.iter()
         .zip(w3)
         .map(|(z, w)| z.clamp(0.0, 1.0) * w)
         .sum::<f32>()
-        + params[layout.b3]
+        + params[layout.b3 + b]
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -232,25 +259,27 @@ pub(super) fn loss_and_gradient(
     let p = sigmoid(forward(layout, params, e, scratch, &mut z2));
     let error = p - e.target;
     let d_out = 2.0 * error * p * (1.0 - p);
-    // Output layer.
-    let w3 = &params[layout.w3..layout.b3];
+    // Output layer, of the position's bucket.
+    let b = layout.bucket(e);
+    let (w3, b2) = (layout.w3 + b * HIDDEN2, layout.b2 + b * HIDDEN2);
     let mut d_z2 = [0.0f32; HIDDEN2];
     for j in 0..HIDDEN2 {
         let active = z2[j] > 0.0 && z2[j] < 1.0;
-        grads[layout.w3 + j] += d_out * z2[j].clamp(0.0, 1.0);
-        d_z2[j] = if active { d_out * w3[j] } else { 0.0 };
-        grads[layout.b2 + j] += d_z2[j];
+        grads[w3 + j] += d_out * z2[j].clamp(0.0, 1.0);
+        d_z2[j] = if active { d_out * params[w3 + j] } else { 0.0 };
+        grads[b2 + j] += d_z2[j];
     }
-    grads[layout.b3] += d_out;
+    grads[layout.b3 + b] += d_out;
     if d_z2.iter().all(|&d| d == 0.0) {
         return error * error;
     }
     // Second layer: its weights, and the gradient reaching the first
     // layer's sums where they are not clipped.
-    let w2 = &params[layout.w2..layout.b2];
+    let w2_at = layout.w2_of(b);
+    let w2 = &params[w2_at..];
     for (i, &x) in scratch.x.iter().enumerate() {
         if x != 0.0 {
-            let row = &mut grads[layout.w2 + i * HIDDEN2..layout.w2 + (i + 1) * HIDDEN2];
+            let row = &mut grads[w2_at + i * HIDDEN2..w2_at + (i + 1) * HIDDEN2];
             for (g, d) in row.iter_mut().zip(&d_z2) {
                 *g += x * d;
             }
@@ -311,6 +340,7 @@ mod tests {
     use crate::positions::Sample;
     use yolah::Position;
     use yolah_players::eval::features;
+    use yolah_players::nn::v2::BUCKETS;
     use yolah_players::nn::{active_features, scalars};
 
     fn positions(n: usize) -> Vec<Encoded> {
@@ -334,8 +364,8 @@ mod tests {
 
     #[test]
     fn only_a_wide_second_layer_steps_slower() {
-        assert!(Layout::new(128).rates().iter().all(|&r| r == 1.0));
-        let layout = Layout::new(512);
+        assert!(Layout::new(128, 1).rates().iter().all(|&r| r == 1.0));
+        let layout = Layout::new(512, 1);
         let rates = layout.rates();
         let hidden_rows = layout.w2..layout.w2 + 2 * 512 * HIDDEN2;
         for (i, &rate) in rates.iter().enumerate() {
@@ -346,7 +376,13 @@ mod tests {
 
     #[test]
     fn the_forward_pass_is_the_float_network_s() {
-        let layout = Layout::new(128);
+        for buckets in [1, BUCKETS] {
+            forward_pass_is_the_float_network_s(buckets);
+        }
+    }
+
+    fn forward_pass_is_the_float_network_s(buckets: usize) {
+        let layout = Layout::new(128, buckets);
         let params = initial(&layout, &mut Rng::new(1));
         let net = export(&layout, &params);
         assert!(net.check().is_ok());
@@ -367,7 +403,8 @@ mod tests {
             let mut z2 = [0.0; HIDDEN2];
             let ours = active_features(&pos, side);
             let theirs = active_features(&pos, side.opponent());
-            let expected = net.forward(&ours, &theirs, &scalars(&features(&pos)));
+            let bucket = net.bucket(pos.free().count());
+            let expected = net.forward(&ours, &theirs, &scalars(&features(&pos)), bucket);
             let got = forward(&layout, &params, &e, &mut scratch, &mut z2);
             assert!((expected - got).abs() < 1e-4, "{expected} vs {got}");
             pos.play(pos.random_move(&mut rng));
@@ -376,10 +413,19 @@ mod tests {
 
     #[test]
     fn gradients_match_finite_differences() {
-        let layout = Layout::new(128);
+        // Positions from the start: all in the last bucket of four.
+        gradients_match(Layout::new(128, 1), positions(8));
+        gradients_match(Layout::new(128, BUCKETS), positions(8));
+        // Later positions, in other buckets.
+        let later: Vec<Encoded> = positions(400).into_iter().step_by(9).take(40).collect();
+        let layout = Layout::new(128, BUCKETS);
+        assert!(later.iter().any(|e| layout.bucket(e) < BUCKETS - 1));
+        gradients_match(layout, later);
+    }
+
+    fn gradients_match(layout: Layout, data: Vec<Encoded>) {
         let params = initial(&layout, &mut Rng::new(4));
         let mut scratch = Scratch::new(&layout);
-        let data = positions(8);
         let total = |p: &[f32], scratch: &mut Scratch| -> f64 {
             data.iter()
                 .map(|e| f64::from(loss(&layout, p, e, scratch)))

@@ -3,12 +3,15 @@
 //!
 //! A network file (little endian): the 8 bytes naming its format, four
 //! `u32` dimensions (inputs, first layer H, scalars, second layer), then six
-//! `f32` arrays in this order: w1 [inputs × H], b1 [H], w2 [(views·H +
-//! scalars) × hidden2], b2 [hidden2], w3 [hidden2], b3 [1], each
-//! input-major. `views` is how many first-layer outputs feed the second
-//! layer: one (the side to move's) in `YOLAHNN1`, two (both sides') in
-//! `YOLAHNN2`. Only H varies between files of a format, within the format's
-//! rule.
+//! `f32` arrays in this order: w1 [inputs × H], b1 [H], w2 [B × (views·H +
+//! scalars) × hidden2], b2 [B × hidden2], w3 [B × hidden2], b3 [B], each
+//! input-major within a bucket, bucket after bucket. `views` is how many
+//! first-layer outputs feed the second layer: one (the side to move's) in
+//! `YOLAHNN1`, two (both sides') in `YOLAHNN2` and `YOLAHNN3`. B is the
+//! number of output buckets, the sets of later layers of which a position
+//! uses one according to its free squares: one in `YOLAHNN1` and
+//! `YOLAHNN2`, four in `YOLAHNN3`. Only H varies between files of a format,
+//! within the format's rule.
 
 use super::{HIDDEN2, INPUTS, SCALARS};
 use yolah::file::{read_limited, FileError};
@@ -64,6 +67,11 @@ pub enum NetError {
         /// The lengths the width needs.
         expected: [usize; 6],
     },
+    /// A network with a number of output buckets no format has.
+    Buckets {
+        /// The number.
+        buckets: usize,
+    },
     /// A weight is not a finite number within ±`bound`.
     Weight {
         /// The weight.
@@ -110,6 +118,10 @@ impl std::fmt::Display for NetError {
                 f,
                 "network arrays of lengths {lengths:?}, width {width} needs {expected:?}"
             ),
+            NetError::Buckets { buckets } => write!(
+                f,
+                "a network with {buckets} output buckets has no file format (1 or 4)"
+            ),
             NetError::Weight { value, bound } => write!(
                 f,
                 "network weight {value} is not a finite number within ±{bound}"
@@ -135,6 +147,9 @@ pub(crate) struct Layout {
     pub name: &'static str,
     /// How many first-layer outputs feed the second layer.
     pub views: usize,
+    /// How many sets of the later layers (second and output) the file
+    /// holds.
+    pub buckets: usize,
     /// Whether a first-layer width is one this format runs.
     pub valid_hidden1: fn(usize) -> bool,
     /// That rule in words, for error messages.
@@ -144,13 +159,14 @@ pub(crate) struct Layout {
 impl Layout {
     /// Array lengths in file order for a first layer of width `hidden1`.
     pub const fn sizes(&self, hidden1: usize) -> [usize; 6] {
+        let b = self.buckets;
         [
             INPUTS * hidden1,
             hidden1,
-            (self.views * hidden1 + SCALARS) * HIDDEN2,
-            HIDDEN2,
-            HIDDEN2,
-            1,
+            b * (self.views * hidden1 + SCALARS) * HIDDEN2,
+            b * HIDDEN2,
+            b * HIDDEN2,
+            b,
         ]
     }
 

@@ -11,6 +11,7 @@ use super::{hidden1_rule, valid_hidden1, HIDDEN2, MAX_HIDDEN1, SCALARS};
 
 /// The first format's file.
 const LAYOUT: Layout = Layout {
+    buckets: 1,
     name: "YOLAHNN1",
     views: 1,
     valid_hidden1,

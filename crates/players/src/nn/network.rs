@@ -12,6 +12,9 @@ use super::v2::{self, quant::QuantNet};
 use yolah::{Color, Position};
 
 /// A loaded network, by format and width.
+// One per player, made once: its size does not matter, and boxing a
+// variant would put a pointer between the search and its evaluator.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Network {
     /// The first format (`YOLAHNN1`), any of its widths.
@@ -49,7 +52,7 @@ impl Network {
         }
         if !bytes.starts_with(b"YOLAHNN1") {
             return Err(NetError::NotANetwork {
-                magic: "YOLAHNN1 or YOLAHNN2",
+                magic: "YOLAHNN1, YOLAHNN2 or YOLAHNN3",
             });
         }
         let float = FloatNet1::from_bytes(bytes)?;
@@ -113,11 +116,13 @@ mod tests {
         let gen2 = Network::from_bytes(crate::nn::GEN2_NET).unwrap();
         assert!(matches!(gen2, Network::V1(_)));
         for width in v2::WIDTHS {
-            let bytes = v2::FloatNet::random(width, 1).to_bytes();
-            assert_eq!(Network::from_bytes(&bytes).unwrap().hidden1(), width);
+            for buckets in [1, v2::BUCKETS] {
+                let bytes = v2::FloatNet::random_with_buckets(width, buckets, 1).to_bytes();
+                assert_eq!(Network::from_bytes(&bytes).unwrap().hidden1(), width);
+            }
         }
         let e = Network::from_bytes(b"nonsense").unwrap_err().to_string();
-        assert!(e.contains("YOLAHNN1 or YOLAHNN2"), "{e}");
+        assert!(e.contains("YOLAHNN1, YOLAHNN2 or YOLAHNN3"), "{e}");
         let e = Network::load("/no/such.bin").unwrap_err().to_string();
         assert!(e.contains("cannot read"), "{e}");
     }

@@ -1,5 +1,5 @@
 //! The second network format, `YOLAHNN2`: wider, and run in 16- and 8-bit
-//! integers.
+//! integers; and its variant with output buckets, `YOLAHNN3`.
 //!
 //! Inputs are the same as the first format's (192 piece-square features
 //! and 6 heuristic scalars, see [`super`]), but the first layer is computed
@@ -11,7 +11,14 @@
 //! of [`WIDTHS`].
 //!
 //! The file is laid out as `nn/file.rs` says, named `YOLAHNN2`, with
-//! two views.
+//! two views and one bucket.
+//!
+//! `YOLAHNN3` is the same network with four sets of the later layers (the
+//! second layer with its biases, the output weights and bias), its output
+//! buckets: a position is evaluated through the set of its phase of the
+//! game, by its free squares ([`bucket`]), so that the opening, the middle
+//! game and the endgame each weigh the first layer's features their own
+//! way. The first layer, and so its incremental updates, is shared.
 //!
 //! Weights are bounded so that the integer network ([`quant`]) can hold
 //! them without overflow: the first layer within ±[`MAX_W1`], the second
@@ -28,9 +35,47 @@ use super::{HIDDEN2, SCALARS};
 const LAYOUT: Layout = Layout {
     name: "YOLAHNN2",
     views: 2,
+    buckets: 1,
     valid_hidden1,
     hidden1_rule,
 };
+
+/// The second format's variant with output buckets.
+const LAYOUT3: Layout = Layout {
+    name: "YOLAHNN3",
+    buckets: BUCKETS,
+    ..LAYOUT
+};
+
+/// The output buckets of a `YOLAHNN3` network.
+pub const BUCKETS: usize = 4;
+
+/// The output bucket, of `buckets`, of a position with `free` free squares:
+/// equal spans of the 56 free squares of the start (0 to 14 free, 15 to
+/// 28, 29 to 42, 43 to 56 for four). Always 0 for one bucket.
+pub const fn bucket(free: u32, buckets: usize) -> usize {
+    let b = free as usize * buckets / 57;
+    if b < buckets {
+        b
+    } else {
+        buckets - 1
+    }
+}
+
+/// The file layout of a network with `buckets` output buckets (1 or
+/// [`BUCKETS`]).
+const fn layout(buckets: usize) -> &'static Layout {
+    if buckets == 1 {
+        &LAYOUT
+    } else {
+        &LAYOUT3
+    }
+}
+
+/// Whether a network may have `buckets` output buckets.
+pub fn valid_buckets(buckets: usize) -> bool {
+    buckets == 1 || buckets == BUCKETS
+}
 
 /// The first-layer widths this build runs (each is compiled separately).
 pub const WIDTHS: [usize; 4] = [128, 256, 512, 1024];
@@ -66,51 +111,62 @@ pub fn valid_hidden1(width: usize) -> bool {
 pub struct FloatNet {
     /// The first layer's width (H).
     pub hidden1: usize,
+    /// Output buckets: 1 (`YOLAHNN2`) or [`BUCKETS`] (`YOLAHNN3`).
+    pub buckets: usize,
     /// First layer, input-major: `w1[i * H + j]`.
     pub w1: Vec<f32>,
     /// First layer biases.
     pub b1: Vec<f32>,
-    /// Second layer, input-major over the `2H + SCALARS` inputs: the side
-    /// to move's H outputs, the opponent's H, the scalars.
+    /// Second layer, bucket after bucket, each input-major over the `2H +
+    /// SCALARS` inputs: the side to move's H outputs, the opponent's H, the
+    /// scalars.
     pub w2: Vec<f32>,
-    /// Second layer biases.
+    /// Second layer biases, [`HIDDEN2`] a bucket.
     pub b2: Vec<f32>,
-    /// Output weights.
+    /// Output weights, [`HIDDEN2`] a bucket.
     pub w3: Vec<f32>,
-    /// Output bias.
-    pub b3: f32,
+    /// Output bias, one a bucket.
+    pub b3: Vec<f32>,
 }
 
-/// Array lengths in file order for a first layer of width `hidden1`.
-pub const fn sizes(hidden1: usize) -> [usize; 6] {
-    LAYOUT.sizes(hidden1)
+/// Array lengths in file order for a first layer of width `hidden1` and
+/// `buckets` output buckets (1 or [`BUCKETS`]).
+pub const fn sizes(hidden1: usize, buckets: usize) -> [usize; 6] {
+    layout(buckets).sizes(hidden1)
 }
 
-/// The size of a network file with a first layer of width `hidden1`.
-pub const fn net_bytes(hidden1: usize) -> usize {
-    LAYOUT.net_bytes(hidden1)
+/// The size of a network file with a first layer of width `hidden1` and
+/// `buckets` output buckets.
+pub const fn net_bytes(hidden1: usize, buckets: usize) -> usize {
+    layout(buckets).net_bytes(hidden1)
 }
 
-/// The size of the largest network file of this format.
-pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1) as u64;
+/// The size of the largest network file of these formats.
+pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1, BUCKETS) as u64;
 
-/// Whether `bytes` claim to be a network of this format.
+/// Whether `bytes` claim to be a network of one of these formats.
 pub fn is_this_format(bytes: &[u8]) -> bool {
-    LAYOUT.is_this_format(bytes)
+    LAYOUT.is_this_format(bytes) || LAYOUT3.is_this_format(bytes)
 }
 
 impl FloatNet {
-    /// Parses the `YOLAHNN2` format.
+    /// Parses the `YOLAHNN2` or `YOLAHNN3` format.
     pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, NetError> {
-        let (hidden1, [w1, b1, w2, b2, w3, b3]) = LAYOUT.parse(bytes)?;
+        let buckets = if LAYOUT3.is_this_format(bytes) {
+            BUCKETS
+        } else {
+            1
+        };
+        let (hidden1, [w1, b1, w2, b2, w3, b3]) = layout(buckets).parse(bytes)?;
         let net = FloatNet {
             hidden1,
+            buckets,
             w1,
             b1,
             w2,
             b2,
             w3,
-            b3: b3[0],
+            b3,
         };
         net.check()?;
         Ok(net)
@@ -125,8 +181,13 @@ impl FloatNet {
     /// its length, and that every weight is a finite number within its
     /// bound ([`MAX_W1`], [`MAX_W2`], [`MAX_WEIGHT`]).
     pub fn check(&self) -> Result<(), NetError> {
-        LAYOUT.check_shape(self.hidden1, self.arrays())?;
-        for (_, array, bound) in self.bounded() {
+        if !valid_buckets(self.buckets) {
+            return Err(NetError::Buckets {
+                buckets: self.buckets,
+            });
+        }
+        layout(self.buckets).check_shape(self.hidden1, self.arrays())?;
+        for (array, bound) in self.bounded() {
             if let Some(&value) = array.iter().find(|w| !w.is_finite() || w.abs() > bound) {
                 return Err(NetError::Weight { value, bound });
             }
@@ -134,36 +195,37 @@ impl FloatNet {
         Ok(())
     }
 
-    /// Every array with its name and the bound on its weights (the second
-    /// layer in two parts: on the first layer's outputs, on the scalars).
-    pub fn bounded(&self) -> [(&'static str, &[f32], f32); 7] {
-        let (w2_h, w2_s) = self.w2.split_at(2 * self.hidden1 * HIDDEN2);
-        [
-            ("w1", &self.w1, MAX_W1),
-            ("b1", &self.b1, MAX_W1),
-            ("w2", w2_h, MAX_W2),
-            ("w2 (scalars)", w2_s, MAX_WEIGHT),
-            ("b2", &self.b2, MAX_WEIGHT),
-            ("w3", &self.w3, MAX_WEIGHT),
-            ("b3", std::slice::from_ref(&self.b3), MAX_WEIGHT),
-        ]
+    /// Every array with the bound on its weights, the second layer of each
+    /// bucket in two parts: on the first layer's outputs ([`MAX_W2`]), on
+    /// the scalars.
+    pub fn bounded(&self) -> Vec<(&[f32], f32)> {
+        let mut bounded = vec![(&self.w1[..], MAX_W1), (&self.b1[..], MAX_W1)];
+        for w2 in self.w2.chunks_exact((2 * self.hidden1 + SCALARS) * HIDDEN2) {
+            let (on_outputs, on_scalars) = w2.split_at(2 * self.hidden1 * HIDDEN2);
+            bounded.extend([(on_outputs, MAX_W2), (on_scalars, MAX_WEIGHT)]);
+        }
+        bounded.extend([
+            (&self.b2[..], MAX_WEIGHT),
+            (&self.w3[..], MAX_WEIGHT),
+            (&self.b3[..], MAX_WEIGHT),
+        ]);
+        bounded
     }
 
     /// The weight arrays in file order.
     fn arrays(&self) -> [&[f32]; 6] {
-        [
-            &self.w1,
-            &self.b1,
-            &self.w2,
-            &self.b2,
-            &self.w3,
-            std::slice::from_ref(&self.b3),
-        ]
+        [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3]
     }
 
-    /// The `YOLAHNN2` bytes.
+    /// The file's bytes: `YOLAHNN2` for one bucket, `YOLAHNN3` for more.
     pub fn to_bytes(&self) -> Vec<u8> {
-        LAYOUT.to_bytes(self.hidden1, self.arrays())
+        layout(self.buckets).to_bytes(self.hidden1, self.arrays())
+    }
+
+    /// The output bucket of a position with `free` free squares
+    /// ([`bucket`]).
+    pub fn bucket(&self, free: u32) -> usize {
+        bucket(free, self.buckets)
     }
 
     /// The first layer's clipped output for the active inputs `active`.
@@ -179,40 +241,55 @@ impl FloatNet {
     }
 
     /// The logit for the side to move whose active inputs are `ours` (and
-    /// the opponent's `theirs`), in floating point: the reference the
-    /// integer network is checked against.
-    pub fn forward(&self, ours: &[usize], theirs: &[usize], scalars: &[f32; SCALARS]) -> f32 {
+    /// the opponent's `theirs`), through the later layers of output bucket
+    /// `bucket`, in floating point: the reference the integer network is
+    /// checked against.
+    pub fn forward(
+        &self,
+        ours: &[usize],
+        theirs: &[usize],
+        scalars: &[f32; SCALARS],
+        bucket: usize,
+    ) -> f32 {
         let input: Vec<f32> = self
             .first_layer(ours)
             .into_iter()
             .chain(self.first_layer(theirs))
             .chain(scalars.iter().copied())
             .collect();
-        let mut h2 = self.b2.clone();
+        let w2 = &self.w2[bucket * input.len() * HIDDEN2..];
+        let later = bucket * HIDDEN2..(bucket + 1) * HIDDEN2;
+        let mut h2 = self.b2[later.clone()].to_vec();
         for (i, x) in input.iter().enumerate() {
-            for (h, w) in h2.iter_mut().zip(&self.w2[i * HIDDEN2..(i + 1) * HIDDEN2]) {
+            for (h, w) in h2.iter_mut().zip(&w2[i * HIDDEN2..(i + 1) * HIDDEN2]) {
                 *h += x * w;
             }
         }
         h2.iter()
-            .zip(&self.w3)
+            .zip(&self.w3[later])
             .map(|(h, w)| h.clamp(0.0, 1.0) * w)
             .sum::<f32>()
-            + self.b3
+            + self.b3[bucket]
     }
 
     /// A network of width `hidden1` with random weights within their
     /// bounds (up to ±½), for tests.
     pub fn random(hidden1: usize, seed: u64) -> FloatNet {
+        FloatNet::random_with_buckets(hidden1, 1, seed)
+    }
+
+    /// [`FloatNet::random`] with `buckets` output buckets.
+    pub fn random_with_buckets(hidden1: usize, buckets: usize, seed: u64) -> FloatNet {
         let mut rng = yolah::Rng::new(seed);
         let mut array = |n: usize, scale: f32| -> Vec<f32> {
             (0..n)
                 .map(|_| (rng.below(1001) as f32 - 500.0) / 1000.0 * scale)
                 .collect()
         };
-        let [n1, nb1, n2, nb2, n3, _] = sizes(hidden1);
+        let [n1, nb1, n2, nb2, n3, nb3] = sizes(hidden1, buckets);
         FloatNet {
             hidden1,
+            buckets,
             w1: array(n1, 1.0),
             b1: array(nb1, 1.0),
             // Many first-layer outputs: smaller weights keep the second
@@ -220,7 +297,7 @@ impl FloatNet {
             w2: array(n2, 8.0 / (hidden1 as f32).sqrt()),
             b2: array(nb2, 1.0),
             w3: array(n3, 1.0),
-            b3: 0.125,
+            b3: vec![0.125; nb3],
         }
     }
 }
@@ -232,10 +309,18 @@ mod tests {
     #[test]
     fn every_width_round_trips_and_others_are_refused() {
         for width in WIDTHS {
-            let net = FloatNet::random(width, 3);
-            let bytes = net.to_bytes();
-            assert_eq!(bytes.len(), net_bytes(width));
-            assert_eq!(FloatNet::from_bytes(&bytes).unwrap(), net);
+            for buckets in [1, BUCKETS] {
+                let net = FloatNet::random_with_buckets(width, buckets, 3);
+                let bytes = net.to_bytes();
+                assert_eq!(bytes.len(), net_bytes(width, buckets));
+                let name = if buckets == 1 {
+                    b"YOLAHNN2"
+                } else {
+                    b"YOLAHNN3"
+                };
+                assert!(bytes.starts_with(name));
+                assert_eq!(FloatNet::from_bytes(&bytes).unwrap(), net);
+            }
         }
         let e = |b: &[u8]| FloatNet::from_bytes(b).unwrap_err().to_string();
         let mut odd = FloatNet::random(128, 3).to_bytes();
@@ -252,6 +337,65 @@ mod tests {
         let mut short = FloatNet::random(128, 3);
         short.w2.pop();
         assert!(short.check().unwrap_err().to_string().contains("lengths"));
+        // A file of one format with the other's length.
+        let mut renamed = FloatNet::random(128, 3).to_bytes();
+        renamed[..8].copy_from_slice(b"YOLAHNN3");
+        assert!(e(&renamed).contains("bytes"), "{}", e(&renamed));
+        let mut three = FloatNet::random_with_buckets(128, BUCKETS, 3);
+        three.buckets = 3;
+        assert!(three
+            .check()
+            .unwrap_err()
+            .to_string()
+            .contains("3 output buckets"));
+    }
+
+    #[test]
+    fn buckets_split_the_free_squares_evenly() {
+        let spans: Vec<usize> = (0..=56).map(|free| bucket(free, BUCKETS)).collect();
+        for b in 0..BUCKETS {
+            let n = spans.iter().filter(|&&x| x == b).count();
+            assert!((14..=15).contains(&n), "bucket {b}: {n} free counts");
+        }
+        assert!(spans.windows(2).all(|w| w[0] <= w[1]));
+        assert!((0..=64).all(|free| bucket(free, 1) == 0));
+        assert_eq!(bucket(64, BUCKETS), BUCKETS - 1);
+    }
+
+    #[test]
+    fn each_bucket_has_its_own_later_layers() {
+        let net = FloatNet::random_with_buckets(128, BUCKETS, 8);
+        let pos = yolah::Position::START;
+        let side = pos.side_to_move();
+        let ours = super::super::active_features(&pos, side);
+        let theirs = super::super::active_features(&pos, side.opponent());
+        let s = [0.5; SCALARS];
+        let logits: Vec<f32> = (0..BUCKETS)
+            .map(|b| net.forward(&ours, &theirs, &s, b))
+            .collect();
+        for b in 1..BUCKETS {
+            assert_ne!(logits[b], logits[0]);
+        }
+        // A bucketed network whose buckets are copies of a plain one's
+        // later layers computes the plain one in every bucket.
+        let plain = FloatNet::random(128, 9);
+        let mut copies = plain.clone();
+        copies.buckets = BUCKETS;
+        for array in [
+            &mut copies.w2,
+            &mut copies.b2,
+            &mut copies.w3,
+            &mut copies.b3,
+        ] {
+            *array = array.repeat(BUCKETS);
+        }
+        assert!(copies.check().is_ok());
+        for b in 0..BUCKETS {
+            assert_eq!(
+                copies.forward(&ours, &theirs, &s, b),
+                plain.forward(&ours, &theirs, &s, 0)
+            );
+        }
     }
 
     #[test]

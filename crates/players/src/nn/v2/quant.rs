@@ -49,14 +49,21 @@ pub type Accumulators<const H: usize> = [Accumulator<H>; 2];
 pub struct QuantNet<const H: usize> {
     w1: Box<[Accumulator<H>; INPUTS]>,
     b1: Box<Accumulator<H>>,
+    /// The later layers of each output bucket.
+    later: Vec<Later>,
+    /// The second layer's scale is `1 << shift` (in every bucket).
+    shift: u32,
+}
+
+/// The layers after the first of one output bucket.
+#[derive(Clone, Debug)]
+struct Later {
     /// Second-layer weights on the side to move's outputs, four inputs a
     /// group, then on the opponent's.
     w2: Box<[Group]>,
     /// Second-layer weights on the scalars, per scalar.
     w2_scalars: [[i32; HIDDEN2]; SCALARS],
     b2: [i32; HIDDEN2],
-    /// The second layer's scale is `1 << shift`.
-    shift: u32,
     w3: [i32; HIDDEN2],
     b3: i32,
 }
@@ -79,37 +86,54 @@ impl<const H: usize> QuantNet<H> {
             });
         }
         let column = |v: &[f32]| Accumulator(std::array::from_fn(|j| quantise(v[j], QA) as i16));
-        let largest = net.w2[..2 * H * HIDDEN2]
-            .iter()
+        let rows = 2 * H + SCALARS;
+        let largest = net
+            .w2
+            .chunks_exact(rows * HIDDEN2)
+            .flat_map(|w2| &w2[..2 * H * HIDDEN2])
             .fold(0.0f32, |m, w| m.max(w.abs()));
         let shift = (MIN_SHIFT..=MAX_SHIFT)
             .rev()
             .find(|&k| quantise(largest, 1 << k) <= 127)
             .unwrap_or(MIN_SHIFT);
         let q2 = 1 << shift;
-        let w1 = Box::new(std::array::from_fn(|i| column(&net.w1[i * H..(i + 1) * H])));
-        let w2 = (0..2 * H / 4)
-            .map(|g| {
-                Group(std::array::from_fn(|n| {
-                    let (j, input) = (n / 4, 4 * g + n % 4);
-                    quantise(net.w2[input * HIDDEN2 + j], q2) as i8
-                }))
+        let later = (0..net.buckets)
+            .map(|b| {
+                let w2 = &net.w2[b * rows * HIDDEN2..(b + 1) * rows * HIDDEN2];
+                let (b2, w3) = (&net.b2[b * HIDDEN2..], &net.w3[b * HIDDEN2..]);
+                let groups = (0..2 * H / 4)
+                    .map(|g| {
+                        Group(std::array::from_fn(|n| {
+                            let (j, input) = (n / 4, 4 * g + n % 4);
+                            quantise(w2[input * HIDDEN2 + j], q2) as i8
+                        }))
+                    })
+                    .collect();
+                let scalar_row = |k: usize| {
+                    let row = (2 * H + k) * HIDDEN2;
+                    std::array::from_fn(|j| quantise(w2[row + j], q2))
+                };
+                Later {
+                    w2: groups,
+                    w2_scalars: std::array::from_fn(scalar_row),
+                    b2: std::array::from_fn(|j| quantise(b2[j], QA * q2)),
+                    w3: std::array::from_fn(|j| quantise(w3[j], Q3)),
+                    b3: quantise(net.b3[b], QA * Q3),
+                }
             })
             .collect();
-        let scalar_row = |k: usize| {
-            let row = (2 * H + k) * HIDDEN2;
-            std::array::from_fn(|j| quantise(net.w2[row + j], q2))
-        };
         Ok(QuantNet {
-            w1,
+            w1: Box::new(std::array::from_fn(|i| column(&net.w1[i * H..(i + 1) * H]))),
             b1: Box::new(column(&net.b1)),
-            w2,
-            w2_scalars: std::array::from_fn(scalar_row),
-            b2: std::array::from_fn(|j| quantise(net.b2[j], QA * q2)),
+            later,
             shift,
-            w3: std::array::from_fn(|j| quantise(net.w3[j], Q3)),
-            b3: quantise(net.b3, QA * Q3),
         })
+    }
+
+    /// The output bucket of `pos` ([`super::bucket`]).
+    #[inline]
+    fn bucket(&self, free: u32) -> usize {
+        super::bucket(free, self.later.len())
     }
 
     /// Accumulators of `pos` from scratch.
@@ -146,31 +170,46 @@ impl<const H: usize> QuantNet<H> {
         [view(Color::Black), view(Color::White)]
     }
 
-    /// The output at scale `QA * Q3` for `side` to move.
+    /// The output at scale `QA * Q3` for `side` to move, through output
+    /// bucket `bucket`.
     #[inline]
-    fn output(&self, acc: &Accumulators<H>, side: Color, scalars: &[f32; SCALARS]) -> i32 {
-        let mut sums = self.b2;
-        for (s, row) in scalars.iter().zip(&self.w2_scalars) {
+    fn output(
+        &self,
+        acc: &Accumulators<H>,
+        side: Color,
+        scalars: &[f32; SCALARS],
+        bucket: usize,
+    ) -> i32 {
+        let later = &self.later[bucket];
+        let mut sums = later.b2;
+        for (s, row) in scalars.iter().zip(&later.w2_scalars) {
             let s = quantise(s.clamp(-2.0, 2.0), QA);
             for (sum, w) in sums.iter_mut().zip(row) {
                 *sum += s * w;
             }
         }
-        let (ours, theirs) = self.w2.split_at(H / 4);
+        let (ours, theirs) = later.w2.split_at(H / 4);
         let sums = affine(&clipped(&acc[side as usize]), ours, sums);
         let sums = affine(&clipped(&acc[side.opponent() as usize]), theirs, sums);
-        let mut out = self.b3;
+        let mut out = later.b3;
         let q2 = 1 << self.shift;
-        for (&h, &w) in sums.iter().zip(&self.w3) {
+        for (&h, &w) in sums.iter().zip(&later.w3) {
             // Clipped to [0, 1] and rounded from QA * Q2 to QA.
             out += ((h.clamp(0, QA * q2) + q2 / 2) >> self.shift) * w;
         }
         out
     }
 
-    /// The logit for `side` to move, from the accumulators.
-    pub fn logit(&self, acc: &Accumulators<H>, side: Color, scalars: &[f32; SCALARS]) -> f32 {
-        self.output(acc, side, scalars) as f32 / (QA * Q3) as f32
+    /// The logit for `side` to move with `free` free squares, from the
+    /// accumulators.
+    pub fn logit(
+        &self,
+        acc: &Accumulators<H>,
+        side: Color,
+        scalars: &[f32; SCALARS],
+        free: u32,
+    ) -> f32 {
+        self.output(acc, side, scalars, self.bucket(free)) as f32 / (QA * Q3) as f32
     }
 
     /// The expected result of `pos` for `color` (1 win, ½ draw, 0 loss):
@@ -225,7 +264,8 @@ impl<const H: usize> Evaluator for QuantNet<H> {
         if let Some(decided) = decided_by_regions(&f, ply) {
             return decided;
         }
-        let out = self.output(acc, pos.side_to_move(), &scalars(&f));
+        let bucket = self.bucket(f.free as u32);
+        let out = self.output(acc, pos.side_to_move(), &scalars(&f), bucket);
         let centipoints = i64::from(out) * i64::from(CENTIPOINTS_PER_LOGIT) / i64::from(QA * Q3);
         (centipoints as i32).clamp(-DECIDED + 1, DECIDED - 1)
     }
@@ -254,8 +294,9 @@ mod tests {
                 let side = pos.side_to_move();
                 let ours = active_features(&pos, side);
                 let theirs = active_features(&pos, side.opponent());
-                let exact = float.forward(&ours, &theirs, &s);
-                let q = quant.logit(&acc, side, &s);
+                let free = pos.free().count();
+                let exact = float.forward(&ours, &theirs, &s, float.bucket(free));
+                let q = quant.logit(&acc, side, &s, free);
                 worst = worst.max((exact - q).abs());
                 total += (exact - q).abs();
                 count += 1;
@@ -286,6 +327,8 @@ mod tests {
         agrees_with_float::<256>(&FloatNet::random(256, 2), 10, 0.15);
         agrees_with_float::<512>(&FloatNet::random(512, 3), 5, 0.15);
         agrees_with_float::<1024>(&FloatNet::random(1024, 4), 3, 0.15);
+        let buckets = super::super::BUCKETS;
+        agrees_with_float::<256>(&FloatNet::random_with_buckets(256, buckets, 7), 10, 0.15);
     }
 
     #[test]
