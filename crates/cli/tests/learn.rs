@@ -87,6 +87,30 @@ fn selfplay_then_train_then_play_with_the_new_net() {
     assert!(said.contains("best"), "{said}");
     let spec = format!("mcts:iterations=300,eval=nn,net={net}");
     ok(&["analyse", "--player", &spec]);
+
+    // Squared outputs with buckets: a YOLAHNN5 network that plays.
+    let squared = path(&dir, "squared.bin");
+    let said = ok(&[
+        "train",
+        "--data",
+        &data,
+        "--out",
+        &squared,
+        "--epochs",
+        "1",
+        "--width",
+        "128",
+        "--buckets",
+        "4",
+        "--activation",
+        "squared",
+        "--leak",
+        "0.01",
+    ]);
+    assert!(said.contains("of 128 neurons dead"), "{said}");
+    assert_eq!(&std::fs::read(&squared).unwrap()[..8], b"YOLAHNN5");
+    let said = ok(&["analyse", "--player", &format!("nn:depth=2,net={squared}")]);
+    assert!(said.contains("best"), "{said}");
 }
 
 #[test]
@@ -132,6 +156,16 @@ fn bad_files_are_refused_with_a_reason() {
         ],
         "--width 24",
     );
+    for (flag, value, says) in [
+        ("--leak", "2", "--leak 2 must lie between 0 and 1"),
+        ("--activation", "relu", "possible values: clipped, squared"),
+    ] {
+        let out = path(&dir, "x.bin");
+        fails_with(
+            &["train", "--data", &junk, "--out", &out, flag, value],
+            says,
+        );
+    }
     fails_with(
         &["label", "--data", &junk, "--out-dir", &path(&dir, "out")],
         &junk,

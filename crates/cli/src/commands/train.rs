@@ -50,6 +50,16 @@ pub struct TrainArgs {
     /// AdamW's learning rate at the start (it falls to a tenth).
     #[arg(long, default_value_t = TrainConfig::default().learning_rate)]
     learning_rate: f32,
+    /// The share of the gradient a first-layer neuron passes while its sum
+    /// is clipped (at 0 or 1): above 0, a neuron that is off for every
+    /// position can still learn its way back on. 0 is the exact gradient.
+    #[arg(long, default_value_t = 0.0)]
+    leak: f32,
+    /// What the first layer outputs: its sums clipped to [0, 1]
+    /// ("clipped", a YOLAHNN2 or YOLAHNN3 network) or those squared
+    /// ("squared", YOLAHNN4 or YOLAHNN5).
+    #[arg(long, default_value = "clipped", value_parser = clap::builder::PossibleValuesParser::new(["clipped", "squared"]))]
+    activation: String,
 }
 
 impl TrainArgs {
@@ -73,6 +83,10 @@ impl TrainArgs {
         if !(learning_rate.is_finite() && learning_rate > 0.0 && learning_rate < 1.0) {
             bail!("--learning-rate {learning_rate} must lie between 0 and 1");
         }
+        let leak = self.leak;
+        if !(0.0..=1.0).contains(&leak) {
+            bail!("--leak {leak} must lie between 0 and 1");
+        }
         let mut samples: Vec<Sample> = Vec::new();
         for f in files {
             samples.extend(positions::read(f)?);
@@ -95,15 +109,18 @@ impl TrainArgs {
             threads: usize::from(self.threads),
             batch: self.batch as usize,
             learning_rate,
+            leak,
+            activation: self.activation.parse().map_err(anyhow::Error::msg)?,
             ..TrainConfig::default()
         };
         let start = std::time::Instant::now();
         let net = train(&samples, &config, &mut |r| {
             println!(
-                "epoch {:>3}: train loss {:.5}, validation loss {:.5} ({:.0} s)",
+                "epoch {:>3}: train loss {:.5}, validation loss {:.5}, {} of {width} neurons dead ({:.0} s)",
                 r.epoch,
                 r.train_loss,
                 r.validation_loss,
+                r.dead,
                 start.elapsed().as_secs_f64()
             )
         })?;

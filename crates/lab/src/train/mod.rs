@@ -34,7 +34,9 @@ use data::{encode_all, Encoded};
 use model::{Layout, Scratch};
 use std::fmt;
 use yolah::{Rng, Symmetry};
-use yolah_players::nn::v2::{hidden1_rule, valid_buckets, valid_hidden1, FloatNet, BUCKETS};
+use yolah_players::nn::v2::{
+    hidden1_rule, valid_buckets, valid_hidden1, Activation, FloatNet, BUCKETS,
+};
 
 /// Why training stopped.
 #[derive(Debug)]
@@ -96,6 +98,12 @@ pub struct TrainConfig {
     pub buckets: usize,
     /// Worker threads (the result does not depend on them).
     pub threads: usize,
+    /// What the first layer outputs: clipped sums (`YOLAHNN2` and
+    /// `YOLAHNN3` networks) or their squares (`YOLAHNN4`, `YOLAHNN5`).
+    pub activation: Activation,
+    /// The share of the gradient a clipped first-layer neuron passes
+    /// (0: none, the exact gradient; see `model::loss_and_gradient`).
+    pub leak: f32,
 }
 
 impl Default for TrainConfig {
@@ -112,6 +120,8 @@ impl Default for TrainConfig {
             hidden1: DEFAULT_HIDDEN1,
             buckets: 1,
             threads: 1,
+            leak: 0.0,
+            activation: Activation::Clipped,
         }
     }
 }
@@ -125,6 +135,9 @@ pub struct EpochReport {
     pub train_loss: f32,
     /// Loss on the held-out positions.
     pub validation_loss: f32,
+    /// First-layer neurons that are off (zero) in both views of every
+    /// held-out position: width the network has but does not use.
+    pub dead: usize,
 }
 
 /// Trains a network on `samples`, calling `report` after every epoch.
@@ -154,7 +167,10 @@ pub fn train(
     };
     let validation = encode(val_idx);
     let training = encode(train_idx);
-    let layout = Layout::new(config.hidden1, config.buckets);
+    let layout = Layout {
+        activation: config.activation,
+        ..Layout::new(config.hidden1, config.buckets)
+    };
     let mut params = model::initial(&layout, &mut rng);
     let mut optimizer = AdamW::new(layout.rates(), config.weight_decay);
     let mut grads = vec![vec![0.0f32; layout.len]; PARTS];
@@ -181,6 +197,7 @@ pub fn train(
                 training: &training,
                 chunk,
                 images: &images[..chunk.len()],
+                leak: config.leak,
             };
             total += step.gradients(&mut grads, &mut scratch, threads);
             let scale = 1.0 / chunk.len() as f32;
@@ -188,10 +205,14 @@ pub fn train(
             model::clip(&layout, &mut params);
         }
         let validation_loss = mean_loss(&layout, &params, &validation, &mut scratch, threads);
+        let dead = (0..layout.hidden1)
+            .filter(|&i| scratch.iter().all(|s| !s.on()[i]))
+            .count();
         report(&EpochReport {
             epoch,
             train_loss: (total / training.len() as f64) as f32,
             validation_loss,
+            dead,
         });
     }
     Ok(model::export(&layout, &params))
@@ -211,6 +232,7 @@ struct Step<'a> {
     training: &'a [Encoded],
     chunk: &'a [u32],
     images: &'a [Symmetry],
+    leak: f32,
 }
 
 impl Step<'_> {
@@ -225,7 +247,14 @@ impl Step<'_> {
             let mut loss = 0.0f64;
             for (&i, &image) in self.chunk[lo..hi].iter().zip(&self.images[lo..hi]) {
                 let e = self.training[i as usize].transformed(image);
-                loss += f64::from(model::loss_and_gradient(self.layout, self.params, &e, s, g));
+                loss += f64::from(model::loss_and_gradient(
+                    self.layout,
+                    self.params,
+                    &e,
+                    s,
+                    g,
+                    self.leak,
+                ));
             }
             loss
         };
@@ -268,7 +297,8 @@ fn in_parts<A: Send, B: Send, R: Send + Default + Copy>(
     results
 }
 
-/// The mean loss over `data` (as it is, no symmetries).
+/// The mean loss over `data` (as it is, no symmetries); each part's
+/// scratch records which neurons were on.
 fn mean_loss(
     layout: &Layout,
     params: &[f32],
@@ -279,6 +309,7 @@ fn mean_loss(
     let per = data.len().div_ceil(PARTS);
     let mut unused = vec![(); PARTS];
     let sums = in_parts(scratch, &mut unused, threads, |k, s, _| {
+        s.clear_on();
         let part = data.chunks(per.max(1)).nth(k).unwrap_or(&[]);
         part.iter()
             .map(|e| f64::from(model::loss(layout, params, e, s)))
@@ -322,6 +353,24 @@ mod tests {
             let free = s.pos.free().count();
             let exact = net.forward(&ours, &theirs, &f, net.bucket(free));
             let q = quant.logit(&quant.accumulators(&s.pos), side, &f, free);
+            assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
+        }
+        // Squared outputs: a YOLAHNN4 network, and its integer copy agrees.
+        let squared = TrainConfig {
+            activation: Activation::Squared,
+            epochs: 2,
+            ..config
+        };
+        let net = train(&samples, &squared, &mut |_| {}).unwrap();
+        assert!(net.to_bytes().starts_with(b"YOLAHNN4"));
+        let quant = QuantNet::<128>::new(&net).unwrap();
+        for s in samples.iter().take(200) {
+            let f = scalars(&features(&s.pos));
+            let side = s.pos.side_to_move();
+            let ours = active_features(&s.pos, side);
+            let theirs = active_features(&s.pos, side.opponent());
+            let exact = net.forward(&ours, &theirs, &f, 0);
+            let q = quant.logit(&quant.accumulators(&s.pos), side, &f, 0);
             assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
         }
         // With output buckets: a YOLAHNN3 network, as deterministic.

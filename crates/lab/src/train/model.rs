@@ -10,7 +10,7 @@
 
 use super::data::Encoded;
 use yolah::{Bitboard, Rng};
-use yolah_players::nn::v2::{bucket, sizes, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT};
+use yolah_players::nn::v2::{bucket, sizes, Activation, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT};
 use yolah_players::nn::{HIDDEN2, INPUTS, SCALARS};
 
 /// The first-layer width whose second layer steps at the full learning
@@ -30,6 +30,8 @@ pub(super) struct Layout {
     pub w3: usize,
     pub b3: usize,
     pub len: usize,
+    /// What the first layer outputs (clipped unless set).
+    pub activation: Activation,
 }
 
 impl Layout {
@@ -46,6 +48,7 @@ impl Layout {
             w3: at(w1 + b1 + w2 + b2),
             b3: at(w1 + b1 + w2 + b2 + w3),
             len: w1 + b1 + w2 + b2 + w3 + b3,
+            activation: Activation::Clipped,
         }
     }
 
@@ -137,6 +140,7 @@ pub(super) fn export(layout: &Layout, params: &[f32]) -> FloatNet {
     FloatNet {
         hidden1: l.hidden1,
         buckets: l.buckets,
+        activation: l.activation,
         w1: params[l.w1..l.b1].to_vec(),
         b1: params[l.b1..l.w2].to_vec(),
         w2: params[l.w2..l.b2].to_vec(),
@@ -156,6 +160,9 @@ pub(super) struct Scratch {
     d_sums: Vec<f32>,
     /// The two views' gradients added (for the inputs both share).
     d_both: Vec<f32>,
+    /// Which first-layer neurons have been above zero, in either view,
+    /// since [`Scratch::clear_on`] (kept by [`loss`]).
+    on: Vec<bool>,
 }
 
 impl Scratch {
@@ -166,7 +173,19 @@ impl Scratch {
             x: vec![0.0; 2 * h + SCALARS],
             d_sums: vec![0.0; 2 * h],
             d_both: vec![0.0; h],
+            on: vec![false; h],
         }
+    }
+
+    /// Forgets which neurons have been on.
+    pub fn clear_on(&mut self) {
+        self.on.fill(false);
+    }
+
+    /// Which first-layer neurons have been above zero since
+    /// [`Scratch::clear_on`].
+    pub fn on(&self) -> &[bool] {
+        &self.on
     }
 }
 
@@ -213,7 +232,7 @@ fn forward(
         add_column(theirs, params, sq);
     }
     for (x, s) in scratch.x.iter_mut().zip(&scratch.sums) {
-        *x = s.clamp(0.0, 1.0);
+        *x = layout.activation.apply(*s);
     }
     scratch.x[2 * h..].copy_from_slice(&e.scalars);
     let b = layout.bucket(e);
@@ -243,16 +262,26 @@ fn sigmoid(x: f32) -> f32 {
 pub(super) fn loss(layout: &Layout, params: &[f32], e: &Encoded, scratch: &mut Scratch) -> f32 {
     let mut z2 = [0.0; HIDDEN2];
     let p = sigmoid(forward(layout, params, e, scratch, &mut z2));
+    let (ours, theirs) = scratch.sums.split_at(layout.hidden1);
+    for ((on, a), b) in scratch.on.iter_mut().zip(ours).zip(theirs) {
+        *on |= *a > 0.0 || *b > 0.0;
+    }
     (p - e.target) * (p - e.target)
 }
 
 /// The squared error of `e`'s prediction; adds its gradient to `grads`.
+///
+/// A first-layer sum clipped at 0 or 1 passes `leak` times the gradient
+/// it would pass unclipped (none when `leak` is 0, the exact gradient), so
+/// that a neuron that is off for every position can still learn its way
+/// back on.
 pub(super) fn loss_and_gradient(
     layout: &Layout,
     params: &[f32],
     e: &Encoded,
     scratch: &mut Scratch,
     grads: &mut [f32],
+    leak: f32,
 ) -> f32 {
     let h = layout.hidden1;
     let mut z2 = [0.0; HIDDEN2];
@@ -286,9 +315,12 @@ pub(super) fn loss_and_gradient(
         }
     }
     for (i, (d, &s)) in scratch.d_sums.iter_mut().zip(&scratch.sums).enumerate() {
-        *d = if s > 0.0 && s < 1.0 {
-            let row = &w2[i * HIDDEN2..(i + 1) * HIDDEN2];
-            dot16(row, &d_z2)
+        let row = &w2[i * HIDDEN2..(i + 1) * HIDDEN2];
+        let slope = layout.activation.slope(s);
+        *d = if slope > 0.0 {
+            slope * dot16(row, &d_z2)
+        } else if leak > 0.0 {
+            leak * dot16(row, &d_z2)
         } else {
             0.0
         };
@@ -421,6 +453,47 @@ mod tests {
         let layout = Layout::new(128, BUCKETS);
         assert!(later.iter().any(|e| layout.bucket(e) < BUCKETS - 1));
         gradients_match(layout, later);
+        // Squared first-layer outputs.
+        let squared = Layout {
+            activation: Activation::Squared,
+            ..Layout::new(128, 1)
+        };
+        gradients_match(squared, positions(8));
+    }
+
+    #[test]
+    fn a_leak_lets_a_dead_first_layer_learn_and_touches_nothing_else() {
+        let layout = Layout::new(128, 1);
+        let mut params = initial(&layout, &mut Rng::new(4));
+        // Every first-layer neuron off for every position.
+        params[layout.b1..layout.w2].fill(-30.0);
+        let data = positions(40);
+        let mut scratch = Scratch::new(&layout);
+        let gradient = |leak: f32, scratch: &mut Scratch| {
+            let mut grads = vec![0.0; layout.len];
+            for e in &data {
+                loss_and_gradient(&layout, &params, e, scratch, &mut grads, leak);
+            }
+            grads
+        };
+        let exact = gradient(0.0, &mut scratch);
+        let leaky = gradient(0.01, &mut scratch);
+        let first = layout.w1..layout.w2;
+        assert!(exact[first.clone()].iter().all(|&g| g == 0.0));
+        let moved = leaky[first.clone()].iter().filter(|&&g| g != 0.0).count();
+        assert!(moved > first.len() / 2, "{moved} of {}", first.len());
+        assert_eq!(exact[layout.w2..], leaky[layout.w2..]);
+        // `loss` records them as never on.
+        scratch.clear_on();
+        for e in &data {
+            loss(&layout, &params, e, &mut scratch);
+        }
+        assert!(scratch.on().iter().all(|&on| !on));
+        params[layout.b1..layout.w2].fill(0.5);
+        for e in &data {
+            loss(&layout, &params, e, &mut scratch);
+        }
+        assert!(scratch.on().iter().all(|&on| on));
     }
 
     fn gradients_match(layout: Layout, data: Vec<Encoded>) {
@@ -433,7 +506,7 @@ mod tests {
         };
         let mut grads = vec![0.0; layout.len];
         for e in &data {
-            loss_and_gradient(&layout, &params, e, &mut scratch, &mut grads);
+            loss_and_gradient(&layout, &params, e, &mut scratch, &mut grads, 0.0);
         }
         // The parameters with the largest gradients in each array, where
         // a finite difference is far above rounding.

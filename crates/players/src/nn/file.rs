@@ -7,10 +7,12 @@
 //! scalars) × hidden2], b2 [B × hidden2], w3 [B × hidden2], b3 [B], each
 //! input-major within a bucket, bucket after bucket. `views` is how many
 //! first-layer outputs feed the second layer: one (the side to move's) in
-//! `YOLAHNN1`, two (both sides') in `YOLAHNN2` and `YOLAHNN3`. B is the
+//! `YOLAHNN1`, two (both sides') in `YOLAHNN2` to `YOLAHNN5`. B is the
 //! number of output buckets, the sets of later layers of which a position
-//! uses one according to its free squares: one in `YOLAHNN1` and
-//! `YOLAHNN2`, four in `YOLAHNN3`. Only H varies between files of a format,
+//! uses one according to its free squares: one in `YOLAHNN1`, `YOLAHNN2`
+//! and `YOLAHNN4`, four in `YOLAHNN3` and `YOLAHNN5`. (`YOLAHNN4` and
+//! `YOLAHNN5` differ from `YOLAHNN2` and `YOLAHNN3` in what the network
+//! computes, not in the layout.) Only H varies between files of a format,
 //! within the format's rule.
 
 use super::{HIDDEN2, INPUTS, SCALARS};

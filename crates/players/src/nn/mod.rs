@@ -16,7 +16,9 @@
 //!   [`MAX_HIDDEN1`] (128).
 //! * `YOLAHNN2` ([`v2`]; gen3 on, the shipped gen4 is 256 wide): the same
 //!   first layer from both points of view, 2 × H + 6 → 16 → 1, H one of
-//!   [`v2::WIDTHS`] (up to [`v2::MAX_HIDDEN1`], 1024).
+//!   [`v2::WIDTHS`] (up to [`v2::MAX_HIDDEN1`], 1024); and its variants
+//!   with output buckets (`YOLAHNN3`), squared first-layer outputs
+//!   (`YOLAHNN4`) or both (`YOLAHNN5`).
 //!
 //! [`INPUTS`], [`SCALARS`] and [`HIDDEN2`] are both formats'; the other
 //! constants here are the first format's.

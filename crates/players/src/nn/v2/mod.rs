@@ -20,6 +20,12 @@
 //! game and the endgame each weigh the first layer's features their own
 //! way. The first layer, and so its incremental updates, is shared.
 //!
+//! `YOLAHNN4` and `YOLAHNN5` are `YOLAHNN2` and `YOLAHNN3` with the first
+//! layer's outputs squared after clipping ([`Activation::Squared`]): the
+//! second layer sees `clamp(s, 0, 1)²`, so that an output grows slowly
+//! near zero and fast near one, a curve that the second layer could only
+//! draw otherwise from several neurons.
+//!
 //! Weights are bounded so that the integer network ([`quant`]) can hold
 //! them without overflow: the first layer within ±[`MAX_W1`], the second
 //! layer's weights on the first layer's outputs within ±[`MAX_W2`], every
@@ -47,8 +53,81 @@ const LAYOUT3: Layout = Layout {
     ..LAYOUT
 };
 
+/// `YOLAHNN2` with the first layer's outputs squared.
+const LAYOUT4: Layout = Layout {
+    name: "YOLAHNN4",
+    ..LAYOUT
+};
+
+/// `YOLAHNN3` with the first layer's outputs squared.
+const LAYOUT5: Layout = Layout {
+    name: "YOLAHNN5",
+    ..LAYOUT3
+};
+
+/// Every file format of this family, with the buckets and the activation
+/// of its networks.
+const FORMATS: [(&Layout, usize, Activation); 4] = [
+    (&LAYOUT, 1, Activation::Clipped),
+    (&LAYOUT3, BUCKETS, Activation::Clipped),
+    (&LAYOUT4, 1, Activation::Squared),
+    (&LAYOUT5, BUCKETS, Activation::Squared),
+];
+
 /// The output buckets of a `YOLAHNN3` network.
 pub const BUCKETS: usize = 4;
+
+/// What the first layer outputs for each of its sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Activation {
+    /// The sum clipped to [0, 1] (`YOLAHNN2`, `YOLAHNN3`).
+    #[default]
+    Clipped,
+    /// The clipped sum squared (`YOLAHNN4`, `YOLAHNN5`).
+    Squared,
+}
+
+impl Activation {
+    /// The output for a first-layer sum `s`.
+    #[inline]
+    pub fn apply(self, s: f32) -> f32 {
+        let c = s.clamp(0.0, 1.0);
+        match self {
+            Activation::Clipped => c,
+            Activation::Squared => c * c,
+        }
+    }
+
+    /// The derivative of [`Activation::apply`] at `s`: 0 where the sum is
+    /// clipped.
+    #[inline]
+    pub fn slope(self, s: f32) -> f32 {
+        match (s > 0.0 && s < 1.0, self) {
+            (false, _) => 0.0,
+            (true, Activation::Clipped) => 1.0,
+            (true, Activation::Squared) => 2.0 * s,
+        }
+    }
+
+    /// Its name, as `yolah train --activation` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Activation::Clipped => "clipped",
+            Activation::Squared => "squared",
+        }
+    }
+}
+
+impl std::str::FromStr for Activation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Activation, String> {
+        match s {
+            "clipped" => Ok(Activation::Clipped),
+            "squared" => Ok(Activation::Squared),
+            _ => Err(format!("{s:?} is not clipped or squared")),
+        }
+    }
+}
 
 /// The output bucket, of `buckets`, of a position with `free` free squares:
 /// equal spans of the 56 free squares of the start (0 to 14 free, 15 to
@@ -63,12 +142,13 @@ pub const fn bucket(free: u32, buckets: usize) -> usize {
 }
 
 /// The file layout of a network with `buckets` output buckets (1 or
-/// [`BUCKETS`]).
-const fn layout(buckets: usize) -> &'static Layout {
-    if buckets == 1 {
-        &LAYOUT
-    } else {
-        &LAYOUT3
+/// [`BUCKETS`]) and `activation`.
+const fn layout(buckets: usize, activation: Activation) -> &'static Layout {
+    match (buckets == 1, activation) {
+        (true, Activation::Clipped) => &LAYOUT,
+        (false, Activation::Clipped) => &LAYOUT3,
+        (true, Activation::Squared) => &LAYOUT4,
+        (false, Activation::Squared) => &LAYOUT5,
     }
 }
 
@@ -111,8 +191,11 @@ pub fn valid_hidden1(width: usize) -> bool {
 pub struct FloatNet {
     /// The first layer's width (H).
     pub hidden1: usize,
-    /// Output buckets: 1 (`YOLAHNN2`) or [`BUCKETS`] (`YOLAHNN3`).
+    /// Output buckets: 1 (`YOLAHNN2`, `YOLAHNN4`) or [`BUCKETS`]
+    /// (`YOLAHNN3`, `YOLAHNN5`).
     pub buckets: usize,
+    /// What the first layer outputs.
+    pub activation: Activation,
     /// First layer, input-major: `w1[i * H + j]`.
     pub w1: Vec<f32>,
     /// First layer biases.
@@ -132,13 +215,13 @@ pub struct FloatNet {
 /// Array lengths in file order for a first layer of width `hidden1` and
 /// `buckets` output buckets (1 or [`BUCKETS`]).
 pub const fn sizes(hidden1: usize, buckets: usize) -> [usize; 6] {
-    layout(buckets).sizes(hidden1)
+    layout(buckets, Activation::Clipped).sizes(hidden1)
 }
 
 /// The size of a network file with a first layer of width `hidden1` and
 /// `buckets` output buckets.
 pub const fn net_bytes(hidden1: usize, buckets: usize) -> usize {
-    layout(buckets).net_bytes(hidden1)
+    layout(buckets, Activation::Clipped).net_bytes(hidden1)
 }
 
 /// The size of the largest network file of these formats.
@@ -146,21 +229,21 @@ pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1, BUCKETS) as u64;
 
 /// Whether `bytes` claim to be a network of one of these formats.
 pub fn is_this_format(bytes: &[u8]) -> bool {
-    LAYOUT.is_this_format(bytes) || LAYOUT3.is_this_format(bytes)
+    FORMATS.iter().any(|(l, _, _)| l.is_this_format(bytes))
 }
 
 impl FloatNet {
-    /// Parses the `YOLAHNN2` or `YOLAHNN3` format.
+    /// Parses the formats `YOLAHNN2` to `YOLAHNN5`.
     pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, NetError> {
-        let buckets = if LAYOUT3.is_this_format(bytes) {
-            BUCKETS
-        } else {
-            1
-        };
-        let (hidden1, [w1, b1, w2, b2, w3, b3]) = layout(buckets).parse(bytes)?;
+        let (format, buckets, activation) = FORMATS
+            .into_iter()
+            .find(|(l, _, _)| l.is_this_format(bytes))
+            .unwrap_or(FORMATS[0]);
+        let (hidden1, [w1, b1, w2, b2, w3, b3]) = format.parse(bytes)?;
         let net = FloatNet {
             hidden1,
             buckets,
+            activation,
             w1,
             b1,
             w2,
@@ -186,7 +269,7 @@ impl FloatNet {
                 buckets: self.buckets,
             });
         }
-        layout(self.buckets).check_shape(self.hidden1, self.arrays())?;
+        layout(self.buckets, self.activation).check_shape(self.hidden1, self.arrays())?;
         for (array, bound) in self.bounded() {
             if let Some(&value) = array.iter().find(|w| !w.is_finite() || w.abs() > bound) {
                 return Err(NetError::Weight { value, bound });
@@ -217,9 +300,10 @@ impl FloatNet {
         [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3]
     }
 
-    /// The file's bytes: `YOLAHNN2` for one bucket, `YOLAHNN3` for more.
+    /// The file's bytes: `YOLAHNN2` for one bucket, `YOLAHNN3` for more;
+    /// `YOLAHNN4` and `YOLAHNN5` for the same squared.
     pub fn to_bytes(&self) -> Vec<u8> {
-        layout(self.buckets).to_bytes(self.hidden1, self.arrays())
+        layout(self.buckets, self.activation).to_bytes(self.hidden1, self.arrays())
     }
 
     /// The output bucket of a position with `free` free squares
@@ -228,7 +312,7 @@ impl FloatNet {
         bucket(free, self.buckets)
     }
 
-    /// The first layer's clipped output for the active inputs `active`.
+    /// The first layer's output for the active inputs `active`.
     pub fn first_layer(&self, active: &[usize]) -> Vec<f32> {
         let width = self.hidden1;
         let mut h1 = self.b1.clone();
@@ -237,7 +321,7 @@ impl FloatNet {
                 *h += w;
             }
         }
-        h1.iter().map(|x| x.clamp(0.0, 1.0)).collect()
+        h1.iter().map(|&s| self.activation.apply(s)).collect()
     }
 
     /// The logit for the side to move whose active inputs are `ours` (and
@@ -290,6 +374,7 @@ impl FloatNet {
         FloatNet {
             hidden1,
             buckets,
+            activation: Activation::Clipped,
             w1: array(n1, 1.0),
             b1: array(nb1, 1.0),
             // Many first-layer outputs: smaller weights keep the second
@@ -309,16 +394,20 @@ mod tests {
     #[test]
     fn every_width_round_trips_and_others_are_refused() {
         for width in WIDTHS {
-            for buckets in [1, BUCKETS] {
-                let net = FloatNet::random_with_buckets(width, buckets, 3);
+            for (buckets, activation, name) in [
+                (1, Activation::Clipped, b"YOLAHNN2"),
+                (BUCKETS, Activation::Clipped, b"YOLAHNN3"),
+                (1, Activation::Squared, b"YOLAHNN4"),
+                (BUCKETS, Activation::Squared, b"YOLAHNN5"),
+            ] {
+                let net = FloatNet {
+                    activation,
+                    ..FloatNet::random_with_buckets(width, buckets, 3)
+                };
                 let bytes = net.to_bytes();
                 assert_eq!(bytes.len(), net_bytes(width, buckets));
-                let name = if buckets == 1 {
-                    b"YOLAHNN2"
-                } else {
-                    b"YOLAHNN3"
-                };
                 assert!(bytes.starts_with(name));
+                assert!(is_this_format(&bytes));
                 assert_eq!(FloatNet::from_bytes(&bytes).unwrap(), net);
             }
         }
@@ -348,6 +437,32 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("3 output buckets"));
+    }
+
+    #[test]
+    fn squared_outputs_are_the_clipped_ones_squared() {
+        for (s, clipped, squared) in [(-0.5, 0.0, 0.0), (0.5, 0.5, 0.25), (1.5, 1.0, 1.0)] {
+            assert_eq!(Activation::Clipped.apply(s), clipped);
+            assert_eq!(Activation::Squared.apply(s), squared);
+        }
+        assert_eq!(Activation::Squared.slope(0.25), 0.5);
+        assert_eq!(Activation::Clipped.slope(0.25), 1.0);
+        assert_eq!(Activation::Squared.slope(1.5), 0.0);
+        let plain = FloatNet::random(128, 5);
+        let squared = FloatNet {
+            activation: Activation::Squared,
+            ..plain.clone()
+        };
+        let active = super::super::active_features(&yolah::Position::START, yolah::Color::Black);
+        let (a, b) = (plain.first_layer(&active), squared.first_layer(&active));
+        assert!(a.iter().zip(&b).all(|(a, b)| *b == a * a));
+        assert!(a.iter().any(|&x| x > 0.0 && x < 1.0));
+        assert_eq!("squared".parse(), Ok(Activation::Squared));
+        assert_eq!(Activation::Clipped.name().parse(), Ok(Activation::Clipped));
+        assert!("relu"
+            .parse::<Activation>()
+            .unwrap_err()
+            .contains("clipped or squared"));
     }
 
     #[test]

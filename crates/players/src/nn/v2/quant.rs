@@ -17,7 +17,7 @@
 //! per unit of logit.
 
 use super::kernels::{affine, Group};
-use super::FloatNet;
+use super::{Activation, FloatNet};
 use crate::eval::{decided_by_regions, features, Evaluator};
 use crate::nn::NetError;
 use crate::nn::{feature, scalars, HIDDEN2, INPUTS, SCALARS};
@@ -53,6 +53,8 @@ pub struct QuantNet<const H: usize> {
     later: Vec<Later>,
     /// The second layer's scale is `1 << shift` (in every bucket).
     shift: u32,
+    /// Whether the first layer's outputs are squared.
+    squared: bool,
 }
 
 /// The layers after the first of one output bucket.
@@ -127,6 +129,7 @@ impl<const H: usize> QuantNet<H> {
             b1: Box::new(column(&net.b1)),
             later,
             shift,
+            squared: net.activation == Activation::Squared,
         })
     }
 
@@ -189,8 +192,12 @@ impl<const H: usize> QuantNet<H> {
             }
         }
         let (ours, theirs) = later.w2.split_at(H / 4);
-        let sums = affine(&clipped(&acc[side as usize]), ours, sums);
-        let sums = affine(&clipped(&acc[side.opponent() as usize]), theirs, sums);
+        let outputs = |acc: &Accumulator<H>| match self.squared {
+            false => clipped(acc),
+            true => squared(acc),
+        };
+        let sums = affine(&outputs(&acc[side as usize]), ours, sums);
+        let sums = affine(&outputs(&acc[side.opponent() as usize]), theirs, sums);
         let mut out = later.b3;
         let q2 = 1 << self.shift;
         for (&h, &w) in sums.iter().zip(&later.w3) {
@@ -235,6 +242,18 @@ fn clipped<const H: usize>(acc: &Accumulator<H>) -> [u8; H] {
     let mut x = [0u8; H];
     for (x, &a) in x.iter_mut().zip(&acc.0) {
         *x = a.clamp(0, QA as i16) as u8;
+    }
+    x
+}
+
+/// The first layer's outputs squared: the sums clipped to 0..=127, then
+/// squared and scaled back to 0..=127 (rounded).
+#[inline]
+fn squared<const H: usize>(acc: &Accumulator<H>) -> [u8; H] {
+    let mut x = [0u8; H];
+    for (x, &a) in x.iter_mut().zip(&acc.0) {
+        let c = a.clamp(0, QA as i16) as u16;
+        *x = ((c * c + QA as u16 / 2) / QA as u16) as u8;
     }
     x
 }
@@ -329,6 +348,15 @@ mod tests {
         agrees_with_float::<1024>(&FloatNet::random(1024, 4), 3, 0.15);
         let buckets = super::super::BUCKETS;
         agrees_with_float::<256>(&FloatNet::random_with_buckets(256, buckets, 7), 10, 0.15);
+        // Squared outputs (YOLAHNN4 and YOLAHNN5): rounded to 0..=127 after
+        // squaring, the small ones lose most.
+        let squared = |net: FloatNet| FloatNet {
+            activation: Activation::Squared,
+            ..net
+        };
+        agrees_with_float::<256>(&squared(FloatNet::random(256, 2)), 10, 0.15);
+        let bucketed = squared(FloatNet::random_with_buckets(128, buckets, 7));
+        agrees_with_float::<128>(&bucketed, 10, 0.15);
     }
 
     #[test]
