@@ -326,6 +326,22 @@ mod tests {
     use yolah_players::nn::v2::quant::QuantNet;
     use yolah_players::nn::{active_features, scalars};
 
+    /// The 128-wide `net` and its integer copy give the same logits, within
+    /// 0.05, over the first 200 of `samples`.
+    fn integer_agrees(net: &FloatNet, samples: &[Sample]) {
+        let quant = QuantNet::<128>::new(net).unwrap();
+        for s in samples.iter().take(200) {
+            let f = scalars(&features(&s.pos));
+            let side = s.pos.side_to_move();
+            let ours = active_features(&s.pos, side);
+            let theirs = active_features(&s.pos, side.opponent());
+            let free = s.pos.free().count();
+            let exact = net.forward(&ours, &theirs, &f, net.bucket(free));
+            let q = quant.logit(&quant.accumulators(&s.pos), side, &f, free);
+            assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
+        }
+    }
+
     #[test]
     fn a_tiny_run_learns_and_is_deterministic_on_any_number_of_threads() {
         let samples = selfplay("alphabeta:depth=1", 30, 1, 2, &|_| {}).unwrap();
@@ -343,18 +359,8 @@ mod tests {
             assert_eq!(net, again, "same seed, same network on {threads} threads");
         }
         // The trained float network and its quantised copy agree.
-        let quant = QuantNet::<128>::new(&net).unwrap();
         assert!(FloatNet::from_bytes(&net.to_bytes()).is_ok());
-        for s in samples.iter().take(200) {
-            let f = scalars(&features(&s.pos));
-            let side = s.pos.side_to_move();
-            let ours = active_features(&s.pos, side);
-            let theirs = active_features(&s.pos, side.opponent());
-            let free = s.pos.free().count();
-            let exact = net.forward(&ours, &theirs, &f, net.bucket(free));
-            let q = quant.logit(&quant.accumulators(&s.pos), side, &f, free);
-            assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
-        }
+        integer_agrees(&net, &samples);
         // Squared outputs: a YOLAHNN4 network, and its integer copy agrees.
         let squared = TrainConfig {
             activation: Activation::Squared,
@@ -363,16 +369,7 @@ mod tests {
         };
         let net = train(&samples, &squared, &mut |_| {}).unwrap();
         assert!(net.to_bytes().starts_with(b"YOLAHNN4"));
-        let quant = QuantNet::<128>::new(&net).unwrap();
-        for s in samples.iter().take(200) {
-            let f = scalars(&features(&s.pos));
-            let side = s.pos.side_to_move();
-            let ours = active_features(&s.pos, side);
-            let theirs = active_features(&s.pos, side.opponent());
-            let exact = net.forward(&ours, &theirs, &f, 0);
-            let q = quant.logit(&quant.accumulators(&s.pos), side, &f, 0);
-            assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
-        }
+        integer_agrees(&net, &samples);
         // With output buckets: a YOLAHNN3 network, as deterministic.
         let bucketed = TrainConfig {
             buckets: BUCKETS,

@@ -193,8 +193,9 @@ impl<const H: usize> QuantNet<H> {
         }
         let (ours, theirs) = later.w2.split_at(H / 4);
         let outputs = |acc: &Accumulator<H>| match self.squared {
-            false => clipped(acc),
-            true => squared(acc),
+            false => first_outputs(acc, |c| c as u8),
+            // Squared, and scaled back from 127² to 127 (rounded).
+            true => first_outputs(acc, |c| ((c * c + QA as u16 / 2) / QA as u16) as u8),
         };
         let sums = affine(&outputs(&acc[side as usize]), ours, sums);
         let sums = affine(&outputs(&acc[side.opponent() as usize]), theirs, sums);
@@ -236,24 +237,14 @@ impl<const H: usize> QuantNet<H> {
     }
 }
 
-/// The first layer's outputs: the sums clipped to 0..=127.
+/// The first layer's outputs: each sum clipped to 0..=127, then mapped
+/// by `of_clipped` (a closure, so that each activation gets its own
+/// vectorised loop).
 #[inline]
-fn clipped<const H: usize>(acc: &Accumulator<H>) -> [u8; H] {
+fn first_outputs<const H: usize>(acc: &Accumulator<H>, of_clipped: impl Fn(u16) -> u8) -> [u8; H] {
     let mut x = [0u8; H];
     for (x, &a) in x.iter_mut().zip(&acc.0) {
-        *x = a.clamp(0, QA as i16) as u8;
-    }
-    x
-}
-
-/// The first layer's outputs squared: the sums clipped to 0..=127, then
-/// squared and scaled back to 0..=127 (rounded).
-#[inline]
-fn squared<const H: usize>(acc: &Accumulator<H>) -> [u8; H] {
-    let mut x = [0u8; H];
-    for (x, &a) in x.iter_mut().zip(&acc.0) {
-        let c = a.clamp(0, QA as i16) as u16;
-        *x = ((c * c + QA as u16 / 2) / QA as u16) as u8;
+        *x = of_clipped(a.clamp(0, QA as i16) as u16);
     }
     x
 }
