@@ -56,14 +56,7 @@ impl fmt::Display for FileError {
     }
 }
 
-impl std::error::Error for FileError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            FileError::Io { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-}
+impl std::error::Error for FileError {}
 
 /// `limit` for people: `5 bytes`, `64 KiB`, `16 MiB`, `1 GiB`.
 fn bytes(limit: u64) -> String {

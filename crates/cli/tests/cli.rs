@@ -154,6 +154,62 @@ fn files_are_read_with_a_size_limit() {
 }
 
 #[test]
+fn a_cause_is_said_once() {
+    // Wrapping errors (a spec around a network around a file) carry their
+    // cause in their message and do not return it again as a source.
+    let once = |args: &[&str], needle: &str| {
+        let out = yolah(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} should fail");
+        assert_eq!(err.matches(needle).count(), 1, "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    };
+    once(
+        &["analyse", "--player", "nn:net=/no/such.bin"],
+        "cannot read /no/such.bin",
+    );
+    let cut = temp_file("cut.bin", "YOLAHNN4abcd");
+    once(
+        &["analyse", "--player", &format!("nn:net={cut}")],
+        "network file has 12 bytes, fewer than the 24 of a network's header",
+    );
+    let text = temp_file("text.bin", "hello, this is not a network at all");
+    once(
+        &["analyse", "--player", &format!("nn:net={text}")],
+        "not a yolah network",
+    );
+}
+
+#[test]
+fn negative_numbers_reach_the_range_checks() {
+    // `-1` is a value, not an unknown flag: the check says what the range is.
+    fails_with(
+        &["train", "--data", "x", "--out", "y", "--leak", "-1"],
+        "--leak -1 must lie between 0 and 1",
+    );
+    fails_with(
+        &["train", "--data", "x", "--out", "y", "--lambda", "-0.5"],
+        "--lambda -0.5 must lie between 0 and 1",
+    );
+    fails_with(
+        &[
+            "train",
+            "--data",
+            "x",
+            "--out",
+            "y",
+            "--learning-rate",
+            "-1",
+        ],
+        "--learning-rate -1 must lie between 0 and 1",
+    );
+    fails_with(
+        &["serve", "--messages-per-second", "-2"],
+        "\"-2\" is not a number of at least 1",
+    );
+}
+
+#[test]
 fn analyse_says_what_unit_its_score_is_in() {
     let unit = |spec: &str| {
         let v = json(&yolah(&["analyse", "--player", spec, "--json"]));

@@ -162,15 +162,7 @@ impl fmt::Display for SpecError {
     }
 }
 
-impl std::error::Error for SpecError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SpecError::Net { error, .. } => Some(error),
-            SpecError::Weights { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-}
+impl std::error::Error for SpecError {}
 
 /// A player that builds itself from a parsed spec.
 pub(crate) trait FromSpec: Sized {

@@ -113,10 +113,10 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = DEFAULTS.max_seeks_per_addr as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     max_seeks_per_addr: u64,
     /// Messages per second one connection may send on average.
-    #[arg(long, default_value_t = DEFAULTS.messages_per_second, value_parser = positive_number)]
+    #[arg(long, default_value_t = DEFAULTS.messages_per_second, value_parser = positive_number, allow_negative_numbers = true)]
     messages_per_second: f64,
     /// Messages one connection may send in a burst.
-    #[arg(long, default_value_t = DEFAULTS.message_burst, value_parser = positive_number)]
+    #[arg(long, default_value_t = DEFAULTS.message_burst, value_parser = positive_number, allow_negative_numbers = true)]
     message_burst: f64,
 }
 

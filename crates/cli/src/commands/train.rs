@@ -25,7 +25,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Weight of the game result in the target; the rest is the search score.
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
     lambda: f32,
     /// Show every position as it is, not in a random one of its eight
     /// symmetric images.
@@ -48,12 +48,12 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = TrainConfig::default().batch as u64, value_parser = clap::value_parser!(u64).range(4..=1_000_000))]
     batch: u64,
     /// AdamW's learning rate at the start (it falls to a tenth).
-    #[arg(long, default_value_t = TrainConfig::default().learning_rate)]
+    #[arg(long, default_value_t = TrainConfig::default().learning_rate, allow_negative_numbers = true)]
     learning_rate: f32,
     /// The share of the gradient a first-layer neuron passes while its sum
     /// is clipped (at 0 or 1): above 0, a neuron that is off for every
     /// position can still learn its way back on. 0 is the exact gradient.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     leak: f32,
     /// What the first layer outputs: its sums clipped to [0, 1]
     /// ("clipped", a YOLAHNN2 or YOLAHNN3 network) or those squared

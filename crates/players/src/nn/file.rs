@@ -39,6 +39,11 @@ pub enum NetError {
         /// The magic the format starts with.
         magic: &'static str,
     },
+    /// The file starts with a format's magic but ends before its header does.
+    ShortHeader {
+        /// Its length.
+        bytes: usize,
+    },
     /// The header's dimensions are not those of a network this build runs.
     Dimensions {
         /// Inputs, first layer, scalars, second layer, as read.
@@ -101,6 +106,10 @@ impl std::fmt::Display for NetError {
             NetError::NotANetwork { magic } => {
                 write!(f, "not a yolah network (it must start with {magic})")
             }
+            NetError::ShortHeader { bytes } => write!(
+                f,
+                "network file has {bytes} bytes, fewer than the {HEADER_BYTES} of a network's header"
+            ),
             NetError::Dimensions { found, widths } => write!(
                 f,
                 "network dimensions {found:?}, this build needs [{INPUTS}, H, {SCALARS}, {HIDDEN2}] \
@@ -133,15 +142,7 @@ impl std::fmt::Display for NetError {
     }
 }
 
-impl std::error::Error for NetError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            NetError::File(e) => Some(e),
-            NetError::InFile { error, .. } => Some(error),
-            _ => None,
-        }
-    }
-}
+impl std::error::Error for NetError {}
 
 /// What tells one network format from another in its file.
 pub(crate) struct Layout {
@@ -193,8 +194,11 @@ impl Layout {
     /// format, after checking its header and its length (not the weights:
     /// each format bounds them its own way).
     pub fn parse(&self, bytes: &[u8]) -> Result<(usize, [Vec<f32>; 6]), NetError> {
-        if bytes.len() < HEADER_BYTES || !self.is_this_format(bytes) {
+        if !self.is_this_format(bytes) {
             return Err(NetError::NotANetwork { magic: self.name });
+        }
+        if bytes.len() < HEADER_BYTES {
+            return Err(NetError::ShortHeader { bytes: bytes.len() });
         }
         let dim = |i: usize| {
             u32::from_le_bytes(bytes[8 + 4 * i..12 + 4 * i].try_into().expect("4 bytes"))

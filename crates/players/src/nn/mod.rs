@@ -168,6 +168,12 @@ mod tests {
         // Each kind says what it found.
         let kind = |b: &[u8]| FloatNet::from_bytes(b).unwrap_err();
         assert!(matches!(kind(b"hello"), NetError::NotANetwork { .. }));
+        // A file cut inside its header is told so, not that its magic is wrong.
+        assert!(matches!(
+            kind(&good[..12]),
+            NetError::ShortHeader { bytes: 12 }
+        ));
+        assert!(e(&good[..12]).contains("fewer than the 24 of a network's header"));
         assert!(matches!(
             kind(&good[..good.len() - 4]),
             NetError::Length { bytes, expected } if bytes + 4 == expected

@@ -58,19 +58,7 @@ impl fmt::Display for StoreError {
     }
 }
 
-impl std::error::Error for StoreError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StoreError::Lock(e) => Some(e),
-            StoreError::Open { error, .. } | StoreError::Schema { error, .. } => Some(error),
-            StoreError::Sqlite(e) => Some(e),
-            StoreError::ArchiveRead(e) => Some(e),
-            StoreError::BadMove { .. } | StoreError::ArchiveClosed | StoreError::NoConnection => {
-                None
-            }
-        }
-    }
-}
+impl std::error::Error for StoreError {}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
