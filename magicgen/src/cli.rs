@@ -94,6 +94,13 @@ pub(crate) struct Cli {
     /// the check that a log grown over several runs is what one run gives.
     #[arg(long, default_value_t = 0, requires = "climb_log")]
     pub(crate) recheck_climbs: usize,
+    /// Keep the packing's progress in this file (rewritten every few
+    /// thousand steps of a chain): a killed run given the same file and
+    /// options goes on from it to the same table, and the file is removed
+    /// once the table is written. Refused if it was written by another
+    /// packing.
+    #[arg(long, requires = "effort")]
+    pub(crate) pack_checkpoint: Option<String>,
     /// Search the classic layout (white magics, one block per square, the
     /// book's 107,648 entries or fewer where blocks overlap) instead of
     /// verifying.
@@ -228,6 +235,7 @@ impl Mode {
                 "turns",
                 "climb_log",
                 "recheck_climbs",
+                "pack_checkpoint",
             ],
             Mode::Bitscan { random: true } => &["seed", "random_tries", "bits", "json"],
             Mode::Bitscan { random: false } => &["bits", "json"],

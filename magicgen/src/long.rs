@@ -6,7 +6,7 @@ use crate::cli::{seed_arg, Cli};
 use crate::climb_log::{self, ClimbLog};
 use crate::write_constants;
 use magicgen::compact::{self, compact_pool, PoolSpec};
-use magicgen::interleave::{Packing, CHAINS, DEFAULT_TURNS, STEPS_PER_EFFORT};
+use magicgen::interleave::{Checkpoint, Packing, CHAINS, DEFAULT_TURNS, STEPS_PER_EFFORT};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -23,6 +23,8 @@ const COMPACT_STEPS: u32 = 1 << 18;
 /// A one-line progress bar on a terminal; a line every tenth otherwise.
 struct Bar {
     start: Instant,
+    /// Work done before this run (taken up from a checkpoint).
+    before: u64,
     tty: bool,
     last_tenth: Mutex<u64>,
 }
@@ -31,6 +33,7 @@ impl Bar {
     fn new() -> Bar {
         Bar {
             start: Instant::now(),
+            before: 0,
             tty: std::io::stderr().is_terminal(),
             last_tenth: Mutex::new(u64::MAX),
         }
@@ -39,8 +42,9 @@ impl Bar {
     fn show(&self, what: &str, done: u64, total: u64, extra: &str) {
         let total = total.max(1);
         let elapsed = self.start.elapsed().as_secs_f64();
-        let eta = if done > 0 {
-            format!("{:.0} s", elapsed * (total - done) as f64 / done as f64)
+        let eta = if done > self.before {
+            let rate = elapsed / (done - self.before) as f64;
+            format!("{:.0} s", rate * total.saturating_sub(done) as f64)
         } else {
             "?".into()
         };
@@ -69,7 +73,8 @@ impl Bar {
 
 /// The command that reproduces this search, written into the constants
 /// file's header: every option that changes the result, none that does not
-/// (`--threads`, `--climb-log`, `--recheck-climbs`, `--out`).
+/// (`--threads`, `--climb-log`, `--recheck-climbs`, `--pack-checkpoint`,
+/// `--out`).
 fn command(cli: &Cli, effort: u64) -> String {
     let below = match cli.below_mask {
         0 => String::new(),
@@ -176,13 +181,13 @@ fn recheck(
 }
 
 /// `--method interleave`: the compact pool, packed slot by slot (or run by
-/// run, `--run-slots`). The packing keeps no checkpoint (it takes minutes);
-/// the pool's climbs, which take the hours, are kept by `--climb-log`.
+/// run, `--run-slots`). The pool's climbs are kept by `--climb-log`, the
+/// packing's progress by `--pack-checkpoint`.
 fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let start = Instant::now();
     let pool = pool(cli)?;
     let climbed = start.elapsed().as_secs_f64();
-    let bar = Bar::new();
+    let mut bar = Bar::new();
     let steps = effort * STEPS_PER_EFFORT;
     let packing = Packing {
         run: cli.run_slots,
@@ -190,8 +195,39 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
         steps,
         threads: cli.threads,
     };
-    let mut set =
-        magicgen::interleave::interleave(INDEXING, cli.seed, &pool, &packing, &|done, len| {
+    let saved = match &cli.pack_checkpoint {
+        Some(path) => read_checkpoint(path, cli.seed, &pool, &packing)?,
+        None => Checkpoint::new(cli.seed, &pool, &packing),
+    };
+    bar.before = saved.steps();
+    if saved.steps() > 0 {
+        eprintln!(
+            "{}: going on from step {} of {}",
+            cli.pack_checkpoint.as_deref().unwrap_or_default(),
+            saved.steps(),
+            CHAINS * steps
+        );
+    }
+    // The first error writing the checkpoint, said once; the search goes on.
+    let failed = Mutex::new(false);
+    let save = |checkpoint: &Checkpoint| {
+        let Some(path) = &cli.pack_checkpoint else {
+            return;
+        };
+        if let Err(e) = write_atomically(path, &checkpoint.to_text()) {
+            if !std::mem::replace(&mut *failed.lock().unwrap_or_else(|e| e.into_inner()), true) {
+                eprintln!("magicgen: warning: cannot write the checkpoint {path}: {e}");
+            }
+        }
+    };
+    let mut set = magicgen::interleave::interleave_from(
+        INDEXING,
+        cli.seed,
+        &pool,
+        &packing,
+        saved,
+        &save,
+        &|done, len| {
             let len = if len == usize::MAX {
                 "no".into()
             } else {
@@ -203,7 +239,12 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
                 CHAINS * steps,
                 &format!("steps, {len} entries"),
             )
-        })?;
+        },
+    )
+    .map_err(|e| match &cli.pack_checkpoint {
+        Some(path) => format!("{path}: {e}"),
+        None => e,
+    })?;
     set.command = Some(command(cli, effort));
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;
@@ -216,7 +257,41 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
         set.table_len * 8,
         start.elapsed().as_secs_f64() - climbed
     );
-    write_constants(&set, &cli.out)
+    write_constants(&set, &cli.out)?;
+    if let Some(path) = &cli.pack_checkpoint {
+        // The table is written: the checkpoint has nothing left to give.
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// The checkpoint at `path` for this packing, or an empty one if there is
+/// no file.
+fn read_checkpoint(
+    path: &str,
+    seed: u64,
+    pool: &[Vec<(u64, u32)>],
+    packing: &Packing,
+) -> Result<Checkpoint, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| format!("{path} is not a packing checkpoint: it is not text"))?;
+            Checkpoint::parse(&text, seed, pool, packing).map_err(|e| format!("{path}: {e}"))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(Checkpoint::new(seed, pool, packing))
+        }
+        Err(e) => Err(format!("cannot read the checkpoint {path}: {e}")),
+    }
+}
+
+/// Writes `text` to `path` through a file beside it, so that a kill mid-way
+/// leaves the old checkpoint whole.
+fn write_atomically(path: &str, text: &str) -> std::io::Result<()> {
+    let temporary = format!("{path}.new");
+    std::fs::write(&temporary, text)?;
+    std::fs::rename(&temporary, path)
 }
 
 #[cfg(test)]

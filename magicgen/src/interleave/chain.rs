@@ -53,6 +53,22 @@ fn bits_from(level: &[u64], p: usize, words: usize) -> u64 {
 /// One chain's layout: for every square its shape and first run, if in.
 pub(super) type Layout = Vec<Option<(usize, usize)>>;
 
+/// Where a chain stands after a step: all a chain needs to go on exactly as
+/// if it had not stopped (the strip's levels are rebuilt from the layout).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChainState {
+    /// Steps done.
+    pub(super) step: u64,
+    /// The strip's length in runs.
+    pub(super) len: usize,
+    /// The generator's position in its stream, in 32-bit words.
+    pub(super) rng: u128,
+    /// The layout the chain stands at (some squares may be out).
+    pub(super) layout: Layout,
+    /// The best complete layout so far.
+    pub(super) best: Layout,
+}
+
 /// One ruin-and-recreate chain.
 pub(super) struct Chain<'a> {
     shapes: &'a [Vec<Shape>],
@@ -296,6 +312,59 @@ impl<'a> Chain<'a> {
         set_bits(&mut self.covered[0], self.len, old, true);
         self.changed(self.len, old);
     }
+
+    /// Puts a new chain (all of its strip free) where `state` stands.
+    fn restore(&mut self, state: &ChainState) {
+        let old = self.len;
+        self.len = state.len;
+        set_bits(&mut self.covered[0], self.len, old, true);
+        self.changed(self.len, old);
+        for (i, p) in state.layout.iter().enumerate() {
+            if let Some(p) = *p {
+                self.layout[i] = Some(p);
+                self.mark(i, p, true);
+            }
+        }
+        self.rng.set_word_pos(state.rng);
+    }
+}
+
+/// Why `layout` cannot be a layout of `shapes` in a strip of `len` runs:
+/// a shape that does not exist, a square past the end or two on one run.
+/// `complete`: every square must be in.
+pub(super) fn check_layout(
+    shapes: &[Vec<Shape>],
+    layout: &Layout,
+    len: usize,
+    complete: bool,
+) -> Result<(), String> {
+    if layout.len() != shapes.len() {
+        return Err(format!("{} squares, not {}", layout.len(), shapes.len()));
+    }
+    let mut taken = vec![false; len];
+    for (i, p) in layout.iter().enumerate() {
+        let Some((s, at)) = *p else {
+            if complete {
+                return Err(format!("square {i} is not placed"));
+            }
+            continue;
+        };
+        let shape = shapes[i]
+            .get(s)
+            .ok_or_else(|| format!("square {i} has no shape {s}"))?;
+        if at + shape.len as usize > len {
+            return Err(format!("square {i} ends past the strip's {len} runs"));
+        }
+        for &(a, b) in &shape.stretches {
+            for t in &mut taken[at + a as usize..at + b as usize] {
+                if *t {
+                    return Err(format!("square {i} takes a run that another square took"));
+                }
+                *t = true;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The table length, in slots, of a complete layout.
@@ -312,27 +381,42 @@ pub(super) fn table_len(shapes: &[Vec<Shape>], layout: &Layout, run: u32) -> usi
         .unwrap_or(0)
 }
 
-/// Runs one chain for `steps` steps and returns its best complete layout.
-/// `tick` is called every [`TICK`] steps with the steps since the last call
-/// and the shortest table the chain has found.
+/// Runs one chain for `steps` steps, from `from` if given (a state this
+/// chain saved), and returns its best complete layout. `tick` is called
+/// every [`TICK`] steps with the steps since the last call and the shortest
+/// table the chain has found; `save` every [`SAVE`] steps with where the
+/// chain stands. A chain resumed from its state ends exactly where it would
+/// have ended without stopping.
 pub(super) fn run_chain(
     shapes: &[Vec<Shape>],
     run: u32,
     seed: u64,
     steps: u64,
+    from: Option<&ChainState>,
     tick: &dyn Fn(u64, usize),
+    save: &dyn Fn(ChainState),
 ) -> Layout {
     // The smallest shapes end to end always fit: start from them.
     let mut best = end_to_end(shapes);
     let mut best_len = table_len(shapes, &best, run);
     let mut chain = Chain::new(shapes, best_len.div_ceil(run as usize), seed);
-    for (i, p) in best.iter().enumerate() {
-        chain.layout[i] = *p;
-        chain.mark(i, p.expect("complete"), true);
-    }
-    chain.shrink();
     let mut reported = 0;
-    for step in 1..=steps {
+    match from {
+        Some(state) => {
+            chain.restore(state);
+            best.clone_from(&state.best);
+            best_len = table_len(shapes, &best, run);
+            reported = state.step;
+        }
+        None => {
+            for (i, p) in best.iter().enumerate() {
+                chain.layout[i] = *p;
+                chain.mark(i, p.expect("complete"), true);
+            }
+            chain.shrink();
+        }
+    }
+    for step in reported + 1..=steps {
         if chain.step() {
             best_len = table_len(shapes, &chain.layout, run);
             best = chain.layout.clone();
@@ -342,12 +426,25 @@ pub(super) fn run_chain(
             tick(step - reported, best_len);
             reported = step;
         }
+        if step % SAVE == 0 {
+            save(ChainState {
+                step,
+                len: chain.len,
+                rng: chain.rng.get_word_pos(),
+                layout: chain.layout.clone(),
+                best: best.clone(),
+            });
+        }
     }
     best
 }
 
 /// Steps between two progress reports of a chain.
 const TICK: u64 = 1024;
+
+/// Steps between two saved states of a chain (`magicgen --pack-checkpoint`):
+/// about half a minute of a 70-climb pool's packing at three turns.
+pub(super) const SAVE: u64 = TICK;
 
 /// Every square at its smallest shape, end to end: the layout a search with
 /// no steps returns.
@@ -398,11 +495,68 @@ mod tests {
             table_len(&shapes, &end_to_end(&shapes), RUN),
             56 * RUN as usize + comb_slots
         );
-        let best = run_chain(&shapes, RUN, 1, 2000, &|_, _| {});
+        let best = run_chain(&shapes, RUN, 1, 2000, None, &|_, _| {}, &|_| {});
         assert_eq!(
             table_len(&shapes, &best, RUN),
             2 * RUN as usize + comb_slots
         );
+    }
+
+    #[test]
+    fn a_resumed_chain_ends_where_an_unbroken_one_does() {
+        use std::cell::RefCell;
+        let shapes = shapes(&problems(), &small_pool(), 8, 2).unwrap();
+        let steps = 2 * SAVE + 300;
+        let run = |from: Option<&ChainState>| {
+            let saved = RefCell::new(Vec::new());
+            let best = run_chain(&shapes, 8, 7, steps, from, &|_, _| {}, &|state| {
+                saved.borrow_mut().push(state)
+            });
+            (best, saved.into_inner())
+        };
+        let (best, saved) = run(None);
+        assert_eq!(
+            saved.iter().map(|s| s.step).collect::<Vec<_>>(),
+            [SAVE, 2 * SAVE]
+        );
+        for state in &saved {
+            check_layout(&shapes, &state.layout, state.len, false).unwrap();
+            let best_runs = table_len(&shapes, &state.best, 8).div_ceil(8);
+            check_layout(&shapes, &state.best, best_runs, true).unwrap();
+        }
+        // From the first state: the same second state and the same end.
+        let (again, later) = run(Some(&saved[0]));
+        assert_eq!(later, saved[1..]);
+        assert_eq!(again, best);
+        // From the last: nothing more to save, the same end.
+        assert_eq!(run(Some(&saved[1])), (best, Vec::new()));
+    }
+
+    #[test]
+    fn bad_layouts_are_named() {
+        let shapes = shapes(&problems(), &small_pool(), 8, 1).unwrap();
+        let good = end_to_end(&shapes);
+        let len = table_len(&shapes, &good, 8).div_ceil(8);
+        assert_eq!(check_layout(&shapes, &good, len, true), Ok(()));
+        let short = check_layout(&shapes, &good, len - 1, true).unwrap_err();
+        assert!(short.contains("past the strip's"), "{short}");
+        let mut out = good.clone();
+        out[3] = None;
+        assert_eq!(check_layout(&shapes, &out, len, false), Ok(()));
+        assert!(check_layout(&shapes, &out, len, true)
+            .unwrap_err()
+            .contains("square 3 is not placed"));
+        let mut twice = good.clone();
+        twice[1] = twice[0];
+        twice[1].as_mut().unwrap().0 = 0;
+        let clash = check_layout(&shapes, &twice, len, false).unwrap_err();
+        assert!(clash.contains("another square"), "{clash}");
+        let mut none = good.clone();
+        none[2] = Some((99, 0));
+        assert!(check_layout(&shapes, &none, len, false)
+            .unwrap_err()
+            .contains("no shape 99"));
+        assert!(check_layout(&shapes, &good[1..].to_vec(), len, false).is_err());
     }
 
     #[test]

@@ -33,11 +33,15 @@
 //! result does not depend on the number of threads.
 
 mod chain;
+mod checkpoint;
 mod shapes;
 
+pub use checkpoint::Checkpoint;
+
 use crate::problem::{square_seed, squares, Problem};
-use chain::{run_chain, table_len, Layout};
+use chain::{check_layout, end_to_end, run_chain, table_len, Layout};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use yolah_geometry::magics::{Indexing, MagicEntry, MagicSet};
 
 /// Independent chains of one search.
@@ -82,6 +86,23 @@ pub fn interleave(
     packing: &Packing,
     progress: &(dyn Fn(u64, usize) + Sync),
 ) -> Result<MagicSet, String> {
+    let start = Checkpoint::new(seed, pool, packing);
+    interleave_from(indexing, seed, pool, packing, start, &|_| {}, progress)
+}
+
+/// [`interleave`], going on from `saved` (an empty [`Checkpoint::new`] or
+/// one this same search handed to `save`), with `save` called every few
+/// thousand steps of a chain with every chain's latest state. The result is
+/// the same however often the search stopped and went on.
+pub fn interleave_from(
+    indexing: Indexing,
+    seed: u64,
+    pool: &[Vec<(u64, u32)>],
+    packing: &Packing,
+    saved: Checkpoint,
+    save: &(dyn Fn(&Checkpoint) + Sync),
+    progress: &(dyn Fn(u64, usize) + Sync),
+) -> Result<MagicSet, String> {
     let &Packing {
         run,
         turns,
@@ -110,15 +131,41 @@ pub fn interleave(
         ));
     }
     let shapes = shapes::shapes(&problems, pool, run, turns)?;
+    if saved.key != Checkpoint::new(seed, pool, packing).key {
+        return Err("the checkpoint was written by another packing".into());
+    }
+    // Every layout a chain saves lies in its first strip: it only shrinks.
+    let strip = table_len(&shapes, &end_to_end(&shapes), run).div_ceil(run as usize);
+    for (c, state) in saved.chains.iter().enumerate() {
+        let Some(state) = state else { continue };
+        let bad =
+            |e: String| format!("the checkpoint's chain {c} is not a layout of this pool: {e}");
+        if state.len > strip {
+            return Err(bad(format!(
+                "a strip of {} runs, more than {strip}",
+                state.len
+            )));
+        }
+        check_layout(&shapes, &state.layout, state.len, false).map_err(bad)?;
+        check_layout(&shapes, &state.best, strip, true).map_err(bad)?;
+    }
     let shortest = AtomicU64::new(u64::MAX);
-    let counted = AtomicU64::new(0);
+    let counted = AtomicU64::new(saved.steps());
+    let saved = Mutex::new(saved);
     let chain = |c: u64| {
         let seed = square_seed(seed ^ 0x1e7e_a5e0, c as usize);
-        run_chain(&shapes, run, seed, steps, &|more, len| {
+        let from = saved.lock().unwrap_or_else(|e| e.into_inner()).chains[c as usize].clone();
+        let tick = |more, len: usize| {
             shortest.fetch_min(len as u64, Ordering::Relaxed);
             let done = counted.fetch_add(more, Ordering::Relaxed) + more;
             progress(done, shortest.load(Ordering::Relaxed) as usize);
-        })
+        };
+        let keep = |state| {
+            let mut all = saved.lock().unwrap_or_else(|e| e.into_inner());
+            all.chains[c as usize] = Some(state);
+            save(&all);
+        };
+        run_chain(&shapes, run, seed, steps, from.as_ref(), &tick, &keep)
     };
     let layouts: Vec<Layout> = if threads >= 2 {
         std::thread::scope(|scope| {
@@ -163,7 +210,6 @@ pub fn interleave(
 
 #[cfg(test)]
 mod tests {
-    use super::chain::end_to_end;
     use super::*;
 
     /// The 128 squares' problems, in the pool's order.
@@ -240,6 +286,51 @@ mod tests {
             .filter(|(e, magics)| !magics.contains(&e.magic))
             .count();
         assert!(turned > 0, "no square at another turn");
+    }
+
+    #[test]
+    fn a_packing_stopped_and_taken_up_again_ends_the_same() {
+        let pool = small_pool();
+        let settings = packing(8, 1, chain::SAVE + 200, 1);
+        let saves = Mutex::new(Vec::new());
+        let from = |saved| {
+            let keep = |c: &Checkpoint| saves.lock().unwrap().push(c.clone());
+            interleave_from(
+                Indexing::Black,
+                5,
+                &pool,
+                &settings,
+                saved,
+                &keep,
+                &|_, _| {},
+            )
+        };
+        let whole = from(Checkpoint::new(5, &pool, &settings)).unwrap();
+        let unbroken = interleave(Indexing::Black, 5, &pool, &settings, &|_, _| {});
+        assert_eq!(whole, unbroken.unwrap());
+        // One save a chain: the first has chain 0 alone, the second both.
+        let saves = std::mem::take(&mut *saves.lock().unwrap());
+        assert_eq!(saves.len(), 2);
+        assert_eq!(saves[0].steps(), chain::SAVE);
+        assert_eq!(saves[1].steps(), 2 * chain::SAVE);
+        for saved in &saves {
+            let text = saved.to_text();
+            let read = Checkpoint::parse(&text, 5, &pool, &settings).unwrap();
+            assert_eq!(from(read).unwrap(), whole);
+        }
+        // A checkpoint of another packing, or one whose layout does not fit
+        // the pool's shapes, is refused.
+        let other = packing(8, 1, 99, 1);
+        let foreign = Checkpoint::new(5, &pool, &other);
+        let e = from(foreign).unwrap_err();
+        assert!(e.contains("another packing"), "{e}");
+        let mut bad = saves[1].clone();
+        bad.chains[1].as_mut().unwrap().best[4] = None;
+        let e = from(bad).unwrap_err();
+        assert!(
+            e.contains("chain 1 is not a layout of this pool: square 4 is not placed"),
+            "{e}"
+        );
     }
 
     #[test]
