@@ -94,11 +94,11 @@ pub(crate) struct Cli {
     /// the check that a log grown over several runs is what one run gives.
     #[arg(long, default_value_t = 0, requires = "climb_log")]
     pub(crate) recheck_climbs: usize,
-    /// Keep the packing's progress in this file (rewritten every few
-    /// thousand steps of a chain): a killed run given the same file and
-    /// options goes on from it to the same table, and the file is removed
-    /// once the table is written. Refused if it was written by another
-    /// packing.
+    /// Keep the packing's progress in this file (rewritten every 1,024
+    /// steps of a chain): a killed run given the same file and options goes
+    /// on from it to the same table, and the file is removed once the table
+    /// is written. It is read once the pool is climbed (its key needs the
+    /// pool), and refused if another packing wrote it.
     #[arg(long, requires = "effort")]
     pub(crate) pack_checkpoint: Option<String>,
     /// Search the classic layout (white magics, one block per square, the

@@ -117,7 +117,7 @@ fn budgets_are_respected() {
         // a search that ignores its budget; the budget's arithmetic has unit
         // tests of its own.
         assert!(
-            a.seconds >= 0.029 && a.seconds < 5.0,
+            a.seconds >= 0.029 && a.seconds < 1.0,
             "{spec}: {} s",
             a.seconds
         );
@@ -134,14 +134,14 @@ fn a_managed_search_stops_by_itself() {
     for spec in ["alphabeta:tm=1", "nn:tm=1,threads=2"] {
         let mut player = from_spec(spec).unwrap();
         let mut search = Search::new(&stop);
-        // A 20 ms target, so a hard limit of 80 ms.
+        // A 20 ms budget; the clock makes the plan.
         search.budget = Some(Budget::Time(Duration::from_millis(20)));
         search.clock = Some(clock);
         let a = player.search(&Position::START, search);
         assert!(Position::START.legal_moves().contains(a.best_move));
         // It stops by itself. The bound is loose on purpose, as above:
-        // `time_plan`'s unit tests check the 80 ms.
-        assert!(a.seconds < 5.0, "{spec}: {} s", a.seconds);
+        // `time_plan`'s unit tests check the plan.
+        assert!(a.seconds < 1.0, "{spec}: {} s", a.seconds);
     }
 }
 

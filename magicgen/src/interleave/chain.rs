@@ -352,7 +352,7 @@ pub(super) fn check_layout(
         let shape = shapes[i]
             .get(s)
             .ok_or_else(|| format!("square {i} has no shape {s}"))?;
-        if at + shape.len as usize > len {
+        if at > len || shape.len as usize > len - at {
             return Err(format!("square {i} ends past the strip's {len} runs"));
         }
         for &(a, b) in &shape.stretches {
@@ -551,6 +551,10 @@ mod tests {
         twice[1].as_mut().unwrap().0 = 0;
         let clash = check_layout(&shapes, &twice, len, false).unwrap_err();
         assert!(clash.contains("another square"), "{clash}");
+        let mut far = good.clone();
+        far[2] = Some((0, usize::MAX - 1));
+        let far = check_layout(&shapes, &far, len, false).unwrap_err();
+        assert!(far.contains("past the strip's"), "{far}");
         let mut none = good.clone();
         none[2] = Some((99, 0));
         assert!(check_layout(&shapes, &none, len, false)

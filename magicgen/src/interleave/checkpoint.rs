@@ -13,8 +13,9 @@
 //! ```
 //!
 //! The key hashes everything the chains' course depends on (the seed, the
-//! pool's blocks, the run length, the turns and the steps), so a checkpoint
-//! is only taken up by the search that wrote it. A layout gives each square
+//! pool's blocks, the run length, the turns, the steps, the number of chains
+//! and the packer's version, which a change to the packer must raise), so a
+//! checkpoint is only taken up by the search that wrote it. A layout gives each square
 //! as `shape@run`, or `-` when it is out.
 
 use super::chain::{ChainState, Layout};
@@ -22,6 +23,11 @@ use super::{Packing, CHAINS};
 
 /// The first line of a checkpoint file.
 const HEADER: &str = "# magicgen packing checkpoint";
+
+/// The packer's version, part of the key: raise it with any change to how a
+/// chain steps (its constants, its ruin and recreate), so that a checkpoint
+/// of the old packer is refused rather than taken up to another table.
+const PACKER_VERSION: u64 = 1;
 
 /// Every chain's last saved state, for the search that `key` names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,7 +105,7 @@ impl Checkpoint {
         if key != checkpoint.key {
             return Err(format!(
                 "it was written by another packing (key {key:016x}, this one's is {:016x}: \
-                 another seed, pool, --run-slots, --turns or --effort)",
+                 another seed, pool, --run-slots, --turns or --effort, or another magicgen)",
                 checkpoint.key
             ));
         }
@@ -164,6 +170,8 @@ fn key(seed: u64, pool: &[Vec<(u64, u32)>], packing: &Packing) -> u64 {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
     };
+    eat(PACKER_VERSION);
+    eat(CHAINS);
     eat(seed);
     eat(packing.run.into());
     eat(packing.turns.into());

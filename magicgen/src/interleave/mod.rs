@@ -91,8 +91,8 @@ pub fn interleave(
 }
 
 /// [`interleave`], going on from `saved` (an empty [`Checkpoint::new`] or
-/// one this same search handed to `save`), with `save` called every few
-/// thousand steps of a chain with every chain's latest state. The result is
+/// one this same search handed to `save`), with `save` called every 1,024
+/// steps of a chain with every chain's latest state. The result is
 /// the same however often the search stopped and went on.
 pub fn interleave_from(
     indexing: Indexing,
@@ -140,10 +140,12 @@ pub fn interleave_from(
         let Some(state) = state else { continue };
         let bad =
             |e: String| format!("the checkpoint's chain {c} is not a layout of this pool: {e}");
-        if state.len > strip {
+        // A chain shrinks its strip before its first step, and never to 0.
+        if state.len == 0 || state.len >= strip {
             return Err(bad(format!(
-                "a strip of {} runs, more than {strip}",
-                state.len
+                "a strip of {} runs, not 1 to {}",
+                state.len,
+                strip - 1
             )));
         }
         check_layout(&shapes, &state.layout, state.len, false).map_err(bad)?;
@@ -331,6 +333,13 @@ mod tests {
             e.contains("chain 1 is not a layout of this pool: square 4 is not placed"),
             "{e}"
         );
+        // A strip of no runs (a step would divide by it) is refused too.
+        let mut empty = saves[1].clone();
+        let state = empty.chains[0].as_mut().unwrap();
+        state.len = 0;
+        state.layout = vec![None; state.layout.len()];
+        let e = from(empty).unwrap_err();
+        assert!(e.contains("a strip of 0 runs, not 1 to"), "{e}");
     }
 
     #[test]
