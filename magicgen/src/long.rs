@@ -6,7 +6,9 @@ use crate::cli::{seed_arg, Cli};
 use crate::climb_log::{self, ClimbLog};
 use crate::write_constants;
 use magicgen::compact::{self, compact_pool, PoolSpec};
-use magicgen::interleave::{Checkpoint, Packing, CHAINS, DEFAULT_TURNS, STEPS_PER_EFFORT};
+use magicgen::interleave::{
+    check_checkpoint, check_packing, Checkpoint, Packing, CHAINS, DEFAULT_TURNS, STEPS_PER_EFFORT,
+};
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -196,7 +198,15 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
         threads: cli.threads,
     };
     let saved = match &cli.pack_checkpoint {
-        Some(path) => read_checkpoint(path, cli.seed, &pool, &packing)?,
+        Some(path) => {
+            let saved = read_checkpoint(path, cli.seed, &pool, &packing)?;
+            // The pool's faults first, so that only the file's are put
+            // down to the file.
+            check_packing(INDEXING, &pool, &packing)?;
+            check_checkpoint(INDEXING, cli.seed, &pool, &packing, &saved)
+                .map_err(|e| format!("{path}: {e}"))?;
+            saved
+        }
         None => Checkpoint::new(cli.seed, &pool, &packing),
     };
     bar.before = saved.steps();
@@ -240,11 +250,7 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
                 &format!("steps, {len} entries"),
             )
         },
-    )
-    .map_err(|e| match &cli.pack_checkpoint {
-        Some(path) => format!("{path}: {e}"),
-        None => e,
-    })?;
+    )?;
     set.command = Some(command(cli, effort));
     set.attack_table()
         .map_err(|e| format!("the search produced a bad set (a bug): {e}"))?;

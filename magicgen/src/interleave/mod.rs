@@ -40,9 +40,11 @@ pub use checkpoint::Checkpoint;
 
 use crate::problem::{square_seed, squares, Problem};
 use chain::{check_layout, end_to_end, run_chain, table_len, Layout};
+use shapes::Shape;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use yolah_geometry::magics::{Indexing, MagicEntry, MagicSet};
+use yolah_geometry::{Slider, Square};
 
 /// Independent chains of one search.
 pub const CHAINS: u64 = 2;
@@ -105,52 +107,12 @@ pub fn interleave_from(
 ) -> Result<MagicSet, String> {
     let &Packing {
         run,
-        turns,
         steps,
         threads,
+        ..
     } = packing;
-    if indexing != Indexing::Black {
-        return Err("interleaving turns blocks round their window: black magics only".into());
-    }
-    if !(1..=MAX_RUN).contains(&run) {
-        return Err(format!("a run is 1 to {MAX_RUN} slots, not {run}"));
-    }
-    if !(1..=MAX_TURNS).contains(&turns) {
-        return Err(format!("a block has 1 to {MAX_TURNS} turns, not {turns}"));
-    }
-    let all = squares();
-    let problems: Vec<Problem> = all
-        .iter()
-        .map(|&(slider, square)| Problem::new(indexing, slider, square))
-        .collect();
-    if pool.len() != problems.len() {
-        return Err(format!(
-            "the pool has {} squares, not {}",
-            pool.len(),
-            problems.len()
-        ));
-    }
-    let shapes = shapes::shapes(&problems, pool, run, turns)?;
-    if saved.key != Checkpoint::new(seed, pool, packing).key {
-        return Err("the checkpoint was written by another packing".into());
-    }
-    // Every layout a chain saves lies in its first strip: it only shrinks.
-    let strip = table_len(&shapes, &end_to_end(&shapes), run).div_ceil(run as usize);
-    for (c, state) in saved.chains.iter().enumerate() {
-        let Some(state) = state else { continue };
-        let bad =
-            |e: String| format!("the checkpoint's chain {c} is not a layout of this pool: {e}");
-        // A chain shrinks its strip before its first step, and never to 0.
-        if state.len == 0 || state.len >= strip {
-            return Err(bad(format!(
-                "a strip of {} runs, not 1 to {}",
-                state.len,
-                strip - 1
-            )));
-        }
-        check_layout(&shapes, &state.layout, state.len, false).map_err(bad)?;
-        check_layout(&shapes, &state.best, strip, true).map_err(bad)?;
-    }
+    let (all, shapes) = pool_shapes(indexing, pool, packing)?;
+    check_saved(&shapes, seed, pool, packing, &saved)?;
     let shortest = AtomicU64::new(u64::MAX);
     let counted = AtomicU64::new(saved.steps());
     let saved = Mutex::new(saved);
@@ -208,6 +170,98 @@ pub fn interleave_from(
         entries,
         table_len: table_len(&shapes, best, run),
     })
+}
+
+/// Whether `pool` can be packed as `packing` says: the errors of
+/// [`interleave_from`] that are not a checkpoint's.
+pub fn check_packing(
+    indexing: Indexing,
+    pool: &[Vec<(u64, u32)>],
+    packing: &Packing,
+) -> Result<(), String> {
+    pool_shapes(indexing, pool, packing).map(|_| ())
+}
+
+/// Whether `saved` can be taken up by [`interleave_from`] with these
+/// arguments: written by the same search (seed, pool, packing), and with
+/// every chain's layout one of this pool's. [`interleave_from`] checks this
+/// too; a caller that read `saved` from a file checks [`check_packing`]
+/// and then this, to tell the file's faults from the pool's.
+pub fn check_checkpoint(
+    indexing: Indexing,
+    seed: u64,
+    pool: &[Vec<(u64, u32)>],
+    packing: &Packing,
+    saved: &Checkpoint,
+) -> Result<(), String> {
+    let (_, shapes) = pool_shapes(indexing, pool, packing)?;
+    check_saved(&shapes, seed, pool, packing, saved)
+}
+
+/// The 128 squares in the pool's order, and the shapes each square's pool
+/// blocks give under `packing`; an error if the packing's settings or the
+/// pool are not fit to pack.
+fn pool_shapes(
+    indexing: Indexing,
+    pool: &[Vec<(u64, u32)>],
+    packing: &Packing,
+) -> Result<(Vec<(Slider, Square)>, Vec<Vec<Shape>>), String> {
+    let Packing { run, turns, .. } = *packing;
+    if indexing != Indexing::Black {
+        return Err("interleaving turns blocks round their window: black magics only".into());
+    }
+    if !(1..=MAX_RUN).contains(&run) {
+        return Err(format!("a run is 1 to {MAX_RUN} slots, not {run}"));
+    }
+    if !(1..=MAX_TURNS).contains(&turns) {
+        return Err(format!("a block has 1 to {MAX_TURNS} turns, not {turns}"));
+    }
+    let all = squares();
+    let problems: Vec<Problem> = all
+        .iter()
+        .map(|&(slider, square)| Problem::new(indexing, slider, square))
+        .collect();
+    if pool.len() != problems.len() {
+        return Err(format!(
+            "the pool has {} squares, not {}",
+            pool.len(),
+            problems.len()
+        ));
+    }
+    let shapes = shapes::shapes(&problems, pool, run, turns)?;
+    Ok((all, shapes))
+}
+
+/// [`check_checkpoint`] for the pool's `shapes`.
+fn check_saved(
+    shapes: &[Vec<Shape>],
+    seed: u64,
+    pool: &[Vec<(u64, u32)>],
+    packing: &Packing,
+    saved: &Checkpoint,
+) -> Result<(), String> {
+    if saved.key != Checkpoint::new(seed, pool, packing).key {
+        return Err("the checkpoint was written by another packing".into());
+    }
+    let run = packing.run;
+    // Every layout a chain saves lies in its first strip: it only shrinks.
+    let strip = table_len(shapes, &end_to_end(shapes), run).div_ceil(run as usize);
+    for (c, state) in saved.chains.iter().enumerate() {
+        let Some(state) = state else { continue };
+        let bad =
+            |e: String| format!("the checkpoint's chain {c} is not a layout of this pool: {e}");
+        // A chain shrinks its strip before its first step, and never to 0.
+        if state.len == 0 || state.len >= strip {
+            return Err(bad(format!(
+                "a strip of {} runs, not 1 to {}",
+                state.len,
+                strip - 1
+            )));
+        }
+        check_layout(shapes, &state.layout, state.len, false).map_err(bad)?;
+        check_layout(shapes, &state.best, strip, true).map_err(bad)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -338,8 +392,22 @@ mod tests {
         let state = empty.chains[0].as_mut().unwrap();
         state.len = 0;
         state.layout = vec![None; state.layout.len()];
-        let e = from(empty).unwrap_err();
+        let e = from(empty.clone()).unwrap_err();
         assert!(e.contains("a strip of 0 runs, not 1 to"), "{e}");
+        // The same checks before any packing, apart from the pool's own:
+        // a good checkpoint passes, the bad ones fail alike, and a pool
+        // that cannot be packed is told by check_packing, not blamed on a
+        // checkpoint.
+        let check =
+            |saved: &Checkpoint| check_checkpoint(Indexing::Black, 5, &pool, &settings, saved);
+        assert_eq!(check(&saves[1]), Ok(()));
+        assert_eq!(check(&empty).unwrap_err(), e);
+        let foreign = Checkpoint::new(5, &pool, &other);
+        assert!(check(&foreign).unwrap_err().contains("another packing"));
+        assert_eq!(check_packing(Indexing::Black, &pool, &settings), Ok(()));
+        let short = &pool[..127];
+        let e = check_packing(Indexing::Black, short, &settings).unwrap_err();
+        assert_eq!(e, "the pool has 127 squares, not 128");
     }
 
     #[test]
