@@ -198,6 +198,9 @@ pub fn check_checkpoint(
     check_saved(&shapes, seed, pool, packing, saved)
 }
 
+/// Every square's shapes, in the pool's order.
+type PoolShapes = Vec<Vec<Shape>>;
+
 /// The 128 squares in the pool's order, and the shapes each square's pool
 /// blocks give under `packing`; an error if the packing's settings or the
 /// pool are not fit to pack.
@@ -205,7 +208,7 @@ fn pool_shapes(
     indexing: Indexing,
     pool: &[Vec<(u64, u32)>],
     packing: &Packing,
-) -> Result<(Vec<(Slider, Square)>, Vec<Vec<Shape>>), String> {
+) -> Result<(Vec<(Slider, Square)>, PoolShapes), String> {
     let Packing { run, turns, .. } = *packing;
     if indexing != Indexing::Black {
         return Err("interleaving turns blocks round their window: black magics only".into());
