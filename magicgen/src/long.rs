@@ -198,15 +198,7 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
         threads: cli.threads,
     };
     let saved = match &cli.pack_checkpoint {
-        Some(path) => {
-            let saved = read_checkpoint(path, cli.seed, &pool, &packing)?;
-            // The pool's faults first, so that only the file's are put
-            // down to the file.
-            check_packing(INDEXING, &pool, &packing)?;
-            check_checkpoint(INDEXING, cli.seed, &pool, &packing, &saved)
-                .map_err(|e| format!("{path}: {e}"))?;
-            saved
-        }
+        Some(path) => read_checkpoint(path, cli.seed, &pool, &packing)?,
         None => Checkpoint::new(cli.seed, &pool, &packing),
     };
     bar.before = saved.steps();
@@ -271,19 +263,25 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     Ok(())
 }
 
-/// The checkpoint at `path` for this packing, or an empty one if there is
-/// no file.
+/// The checkpoint at `path` for this packing, checked against the pool, or
+/// an empty one if there is no file. The pool's own faults are told first
+/// and without the path, so that only the file's are put down to the file.
 fn read_checkpoint(
     path: &str,
     seed: u64,
     pool: &[Vec<(u64, u32)>],
     packing: &Packing,
 ) -> Result<Checkpoint, String> {
+    check_packing(INDEXING, pool, packing)?;
     match std::fs::read(path) {
         Ok(bytes) => {
             let text = String::from_utf8(bytes)
                 .map_err(|_| format!("{path} is not a packing checkpoint: it is not text"))?;
-            Checkpoint::parse(&text, seed, pool, packing).map_err(|e| format!("{path}: {e}"))
+            let saved = Checkpoint::parse(&text, seed, pool, packing)
+                .map_err(|e| format!("{path}: {e}"))?;
+            check_checkpoint(INDEXING, seed, pool, packing, &saved)
+                .map_err(|e| format!("{path}: {e}"))?;
+            Ok(saved)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Ok(Checkpoint::new(seed, pool, packing))

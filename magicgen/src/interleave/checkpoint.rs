@@ -77,7 +77,8 @@ impl Checkpoint {
     /// Reads a checkpoint of the packing of `pool` with `seed` as `packing`
     /// says. Refuses one written by another search, and says which line of
     /// a damaged one is wrong. (Whether its layouts fit the pool's shapes is
-    /// checked when the search takes it up.)
+    /// checked by [`super::check_checkpoint`], and again when the search
+    /// takes it up.)
     pub fn parse(
         text: &str,
         seed: u64,

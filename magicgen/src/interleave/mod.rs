@@ -186,7 +186,8 @@ pub fn check_packing(
 /// arguments: written by the same search (seed, pool, packing), and with
 /// every chain's layout one of this pool's. [`interleave_from`] checks this
 /// too; a caller that read `saved` from a file checks [`check_packing`]
-/// and then this, to tell the file's faults from the pool's.
+/// and then this, to tell the file's faults from the pool's (this gives
+/// the pool's faults too, as [`check_packing`] does).
 pub fn check_checkpoint(
     indexing: Indexing,
     seed: u64,
@@ -385,7 +386,7 @@ mod tests {
         assert!(e.contains("another packing"), "{e}");
         let mut bad = saves[1].clone();
         bad.chains[1].as_mut().unwrap().best[4] = None;
-        let e = from(bad).unwrap_err();
+        let e = from(bad.clone()).unwrap_err();
         assert!(
             e.contains("chain 1 is not a layout of this pool: square 4 is not placed"),
             "{e}"
@@ -405,6 +406,8 @@ mod tests {
             |saved: &Checkpoint| check_checkpoint(Indexing::Black, 5, &pool, &settings, saved);
         assert_eq!(check(&saves[1]), Ok(()));
         assert_eq!(check(&empty).unwrap_err(), e);
+        let misplaced = check(&bad).unwrap_err();
+        assert!(misplaced.contains("square 4 is not placed"), "{misplaced}");
         let foreign = Checkpoint::new(5, &pool, &other);
         assert!(check(&foreign).unwrap_err().contains("another packing"));
         assert_eq!(check_packing(Indexing::Black, &pool, &settings), Ok(()));
