@@ -153,6 +153,10 @@ pub struct SearchOptions {
     /// own region (a proven win, draw or loss), not by the evaluation,
     /// when those paths take few enough steps to find.
     pub exact_regions: bool,
+    /// Freezing moves first: after the table's move and the killers, a move
+    /// that leaves an opponent's piece with no move (its last free
+    /// neighbour is the landing square) goes before the other moves.
+    pub freeze_order: bool,
 }
 
 impl SearchOptions {
@@ -172,6 +176,7 @@ impl SearchOptions {
         pv_reduction: false,
         singular: false,
         exact_regions: false,
+        freeze_order: false,
     };
 }
 
@@ -193,13 +198,15 @@ impl Default for SearchOptions {
             pv_reduction: false,
             singular: false,
             exact_regions: true,
+            freeze_order: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 14] = [
+const OPTION_KEYS: [&str; 15] = [
     "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr", "se", "xr",
+    "fo",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -226,5 +233,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         pv_reduction: flag("pvr", d.pv_reduction)?,
         singular: flag("se", d.singular)?,
         exact_regions: flag("xr", d.exact_regions)?,
+        freeze_order: flag("fo", d.freeze_order)?,
     })
 }

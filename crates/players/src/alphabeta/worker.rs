@@ -11,10 +11,12 @@ use std::sync::atomic::Ordering::Relaxed;
 use yolah::zobrist::{key, key_after};
 use yolah::{Move, Position, MAX_MOVES};
 
+mod freeze;
 mod history;
 mod null_move;
 mod singular;
 
+use freeze::freezes;
 use history::{move_index, with_gravity};
 use null_move::NMP_DEPTH;
 use singular::Singular;
@@ -385,6 +387,9 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 child.play(m);
                 let cs = self.evaluator.child_state(state, pos, m);
                 -self.evaluator.evaluate(&child, &cs, ply + 1)
+            } else if options.freeze_order && freezes(pos, m) {
+                // Below the killers, above any history (halved to fit).
+                (1 << 27) + self.heuristics.history[move_index(m)].min((1 << 27) - 1) / 2
             } else {
                 self.heuristics.history[move_index(m)]
             };
