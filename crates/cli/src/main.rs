@@ -64,7 +64,23 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            if e.kind() == clap::error::ErrorKind::UnknownArgument {
+                let args: Vec<String> = std::env::args().collect();
+                if let Some((option, value)) = negative_value(&args) {
+                    let option = option.map(|o| format!(" for '{o}'")).unwrap_or_default();
+                    eprintln!(
+                        "error: invalid value '{value}'{option}: it cannot be negative\n\n\
+                         For more information, try '--help'."
+                    );
+                    return ExitCode::from(2);
+                }
+            }
+            e.exit()
+        }
+    };
     match run(cli.command) {
         Ok(out) => match std::io::stdout().lock().write_all(out.as_bytes()) {
             Ok(()) => ExitCode::SUCCESS,
@@ -80,6 +96,27 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A negative number among `args`, with the option it was given to (when
+/// the token before it is an option that takes a value, as in `--games
+/// -1`). Clap reads such a value as an unknown option and suggests `-- -1`,
+/// which would not help: no value of these commands is negative.
+fn negative_value(args: &[String]) -> Option<(Option<String>, String)> {
+    let is_negative = |t: &str| t.starts_with('-') && t[1..].parse::<f64>().is_ok();
+    let at = args.iter().skip(2).position(|t| is_negative(t))? + 2;
+    let option = &args[at - 1];
+    let mut command = <Cli as clap::CommandFactory>::command();
+    let sub = command.find_subcommand_mut(&args[1])?;
+    sub.build();
+    let takes_value = sub.get_arguments().any(|arg| {
+        let named = match option.strip_prefix("--") {
+            Some(long) => arg.get_long() == Some(long),
+            None => option.len() == 2 && arg.get_short() == option.chars().nth(1),
+        };
+        named && arg.get_action().takes_values()
+    });
+    Some((takes_value.then(|| option.clone()), args[at].clone()))
 }
 
 /// Runs a command and returns what it prints.

@@ -207,6 +207,30 @@ fn negative_numbers_reach_the_range_checks() {
         &["serve", "--messages-per-second", "-2"],
         "\"-2\" is not a number of at least 1",
     );
+    // Counts take no negative numbers at all: said so, not "unexpected
+    // argument" with a tip to write `-- -1`.
+    for (args, said) in [
+        (
+            &["match", "random", "random", "--games", "-1"][..],
+            "invalid value '-1' for '--games': it cannot be negative",
+        ),
+        (
+            &["perft", "-3"][..],
+            "invalid value '-3': it cannot be negative",
+        ),
+        (
+            &["random-games", "--seed", "-2.5"][..],
+            "invalid value '-2.5' for '--seed': it cannot be negative",
+        ),
+    ] {
+        let out = yolah(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(said) && !err.contains("tip"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
