@@ -67,9 +67,14 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            if e.kind() == clap::error::ErrorKind::UnknownArgument {
+            use clap::error::{ContextKind, ContextValue, ErrorKind};
+            let unknown = match (e.kind(), e.get(ContextKind::InvalidArg)) {
+                (ErrorKind::UnknownArgument, Some(ContextValue::String(arg))) => Some(arg),
+                _ => None,
+            };
+            if let Some(unknown) = unknown {
                 let args: Vec<String> = std::env::args().collect();
-                if let Some((option, value)) = negative_value(&args) {
+                if let Some((value, option)) = negative_value(&args, unknown) {
                     let option = option.map(|o| format!(" for '{o}'")).unwrap_or_default();
                     eprintln!(
                         "error: invalid value '{value}'{option}: it cannot be negative\n\n\
@@ -98,13 +103,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// A negative number among `args`, with the option it was given to (when
-/// the token before it is an option that takes a value, as in `--games
-/// -1`). Clap reads such a value as an unknown option and suggests `-- -1`,
-/// which would not help: no value of these commands is negative.
-fn negative_value(args: &[String]) -> Option<(Option<String>, String)> {
-    let is_negative = |t: &str| t.starts_with('-') && t[1..].parse::<f64>().is_ok();
-    let at = args.iter().skip(2).position(|t| is_negative(t))? + 2;
+/// When clap's `unknown` argument is (the start of) a negative number in
+/// `args` (as in `--games -1`, which clap reads as an unknown option and
+/// answers with a tip to write `-- -1` that would not help), that number,
+/// and the option it was given to if the token before it is one that takes
+/// a value.
+fn negative_value(args: &[String], unknown: &str) -> Option<(String, Option<String>)> {
+    let is_negative = |t: &str| {
+        t.strip_prefix('-').is_some_and(|n| {
+            n.starts_with(|c: char| c.is_ascii_digit() || c == '.') && n.parse::<f64>().is_ok()
+        })
+    };
+    let at = (2..args.len()).find(|&i| args[i].starts_with(unknown) && is_negative(&args[i]))?;
     let option = &args[at - 1];
     let mut command = <Cli as clap::CommandFactory>::command();
     let sub = command.find_subcommand_mut(&args[1])?;
@@ -116,7 +126,7 @@ fn negative_value(args: &[String]) -> Option<(Option<String>, String)> {
         };
         named && arg.get_action().takes_values()
     });
-    Some((takes_value.then(|| option.clone()), args[at].clone()))
+    Some((args[at].clone(), takes_value.then(|| option.clone())))
 }
 
 /// Runs a command and returns what it prints.

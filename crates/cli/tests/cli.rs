@@ -231,6 +231,11 @@ fn negative_numbers_reach_the_range_checks() {
             "{args:?}: {err}"
         );
     }
+    // A negative value that an option allows is not blamed for another
+    // argument's fault.
+    let out = yolah(&["train", "--lambda", "-0.5", "--bogus"]);
+    let err = stderr(&out);
+    assert!(err.contains("unexpected argument '--bogus'"), "{err}");
 }
 
 #[test]
