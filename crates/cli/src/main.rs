@@ -73,7 +73,9 @@ fn main() -> ExitCode {
                 _ => None,
             };
             if let Some(unknown) = unknown {
-                let args: Vec<String> = std::env::args().collect();
+                let args: Vec<String> = std::env::args_os()
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect();
                 if let Some((value, option)) = negative_value(&args, unknown) {
                     let option = option.map(|o| format!(" for '{o}'")).unwrap_or_default();
                     eprintln!(
@@ -104,29 +106,44 @@ fn main() -> ExitCode {
 }
 
 /// When clap's `unknown` argument is (the start of) a negative number in
-/// `args` (as in `--games -1`, which clap reads as an unknown option and
-/// answers with a tip to write `-- -1` that would not help), that number,
-/// and the option it was given to if the token before it is one that takes
-/// a value.
+/// `args` given to a numeric option (as in `--games -1`, which clap reads
+/// as an unknown option and answers with a tip to write `-- -1` that would
+/// not help), that number and the option; for a bare negative number, the
+/// number alone when every positional of the command is numeric (`perft
+/// -3`). `None` otherwise, and clap's message stands: for a file name such
+/// as `merge -1` its tip is right.
 fn negative_value(args: &[String], unknown: &str) -> Option<(String, Option<String>)> {
+    use clap::builder::{Arg, ValueParser};
     let is_negative = |t: &str| {
         t.strip_prefix('-').is_some_and(|n| {
-            n.starts_with(|c: char| c.is_ascii_digit() || c == '.') && n.parse::<f64>().is_ok()
+            n.starts_with(|c: char| c.is_ascii_digit()) && n.parse::<f64>().is_ok()
         })
     };
-    let at = (2..args.len()).find(|&i| args[i].starts_with(unknown) && is_negative(&args[i]))?;
-    let option = &args[at - 1];
     let mut command = <Cli as clap::CommandFactory>::command();
-    let sub = command.find_subcommand_mut(&args[1])?;
+    let sub = command.find_subcommand_mut(args.get(1)?)?;
     sub.build();
-    let takes_value = sub.get_arguments().any(|arg| {
-        let named = match option.strip_prefix("--") {
-            Some(long) => arg.get_long() == Some(long),
-            None => option.len() == 2 && arg.get_short() == option.chars().nth(1),
-        };
-        named && arg.get_action().takes_values()
-    });
-    Some((args[at].clone(), takes_value.then(|| option.clone())))
+    let text = [
+        ValueParser::string().type_id(),
+        ValueParser::path_buf().type_id(),
+        ValueParser::os_string().type_id(),
+    ];
+    let numeric = |arg: &Arg| !text.contains(&arg.get_value_parser().type_id());
+    let option_of = |name: &str| {
+        let long = name.strip_prefix("--")?;
+        sub.get_arguments()
+            .find(|arg| arg.get_long() == Some(long) && arg.get_action().takes_values())
+    };
+    (2..args.len())
+        .filter(|&i| args[i].starts_with(unknown) && is_negative(&args[i]))
+        .find_map(|i| match option_of(&args[i - 1]) {
+            // Clap took this one (the option allows negative numbers).
+            Some(arg) if arg.is_allow_negative_numbers_set() => None,
+            Some(arg) => numeric(arg).then(|| (args[i].clone(), Some(args[i - 1].clone()))),
+            None => sub
+                .get_positionals()
+                .all(numeric)
+                .then(|| (args[i].clone(), None)),
+        })
 }
 
 /// Runs a command and returns what it prints.

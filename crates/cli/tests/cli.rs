@@ -236,6 +236,15 @@ fn negative_numbers_reach_the_range_checks() {
     let out = yolah(&["train", "--lambda", "-0.5", "--bogus"]);
     let err = stderr(&out);
     assert!(err.contains("unexpected argument '--bogus'"), "{err}");
+    // Nor for the count after it, which is the one said.
+    let out = yolah(&[
+        "train", "--data", "x", "--out", "y", "--leak", "-1", "--seed", "-1",
+    ]);
+    let err = stderr(&out);
+    assert!(err.contains("invalid value '-1' for '--seed'"), "{err}");
+    // A file name keeps clap's message, whose tip is right there.
+    let out = yolah(&["merge", "-1"]);
+    assert!(stderr(&out).contains("tip"), "{}", stderr(&out));
 }
 
 #[test]
