@@ -319,9 +319,20 @@ fn search_options_are_spec_keys() {
         "alphabeta:se=1,nodes=50000",
         "nn:xr=1,depth=8",
         "alphabeta:xr=1,nodes=50000",
+        "nn:fo=1,cm=1,depth=5",
+        "alphabeta:fo=1,nodes=20000",
+        "nn:ch=1,cm=1,fo=1,depth=5",
+        "alphabeta:ch=1,nodes=50000",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
+    }
+    // The ordering options reach the search: to a fixed depth, the same
+    // tree is searched in another order, so with other node counts.
+    let nodes = |spec: &str| from_spec(spec).unwrap().analyse(&Position::START).nodes;
+    let plain = nodes("nn:depth=6");
+    for other in ["nn:ch=1,depth=6", "nn:cm=1,depth=6"] {
+        assert_ne!(nodes(other), plain, "{other}");
     }
     let err = from_spec("nn:tm=2").err().unwrap().to_string();
     assert!(err.contains("tm=2 must be 0 (off) or 1 (on)"), "{err}");

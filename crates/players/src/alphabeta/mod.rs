@@ -81,6 +81,9 @@ fn terminal(pos: &Position, ply: u32) -> i32 {
 struct Heuristics {
     killers: [[Move; 2]; MAX_PLY],
     history: Vec<i32>,
+    /// The continuation history (`ch`), indexed as
+    /// `worker::history::continuation_index` says.
+    continuation: Vec<i32>,
     countermoves: Vec<Move>,
     /// The longest paths of separated regions, remembered from one search
     /// to the next (`xr`).
@@ -92,6 +95,7 @@ impl Heuristics {
         Heuristics {
             killers: [[Move::PASS; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
+            continuation: vec![0; worker::CONTINUATION_SLOTS],
             countermoves: vec![Move::PASS; 64 * 64],
             regions: Solver::for_regions(),
         }
@@ -102,6 +106,9 @@ impl Heuristics {
     fn start_search(&mut self) {
         self.killers = [[Move::PASS; 2]; MAX_PLY];
         for h in &mut self.history {
+            *h /= 8;
+        }
+        for h in &mut self.continuation {
             *h /= 8;
         }
     }

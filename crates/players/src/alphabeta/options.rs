@@ -157,6 +157,11 @@ pub struct SearchOptions {
     /// that leaves an opponent's piece with no move (its last free
     /// neighbour is the landing square) goes before the other moves.
     pub freeze_order: bool,
+    /// Continuation history: a move's history score adds what it earned
+    /// as the reply to the opponent's last move and as the follow-up to
+    /// our own before it (keyed by the square each landed on), so the
+    /// order follows the line played, not only the move.
+    pub continuation: bool,
 }
 
 impl SearchOptions {
@@ -177,6 +182,7 @@ impl SearchOptions {
         singular: false,
         exact_regions: false,
         freeze_order: false,
+        continuation: false,
     };
 }
 
@@ -199,14 +205,15 @@ impl Default for SearchOptions {
             singular: false,
             exact_regions: true,
             freeze_order: false,
+            continuation: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 15] = [
+const OPTION_KEYS: [&str; 16] = [
     "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr", "se", "xr",
-    "fo",
+    "fo", "ch",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -234,5 +241,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         singular: flag("se", d.singular)?,
         exact_regions: flag("xr", d.exact_regions)?,
         freeze_order: flag("fo", d.freeze_order)?,
+        continuation: flag("ch", d.continuation)?,
     })
 }

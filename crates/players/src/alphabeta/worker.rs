@@ -17,7 +17,8 @@ mod null_move;
 mod singular;
 
 use freeze::freezes;
-use history::{move_index, with_gravity};
+pub(super) use history::CONTINUATION_SLOTS;
+use history::{continuation_index, move_index, with_gravity, CONTINUATION_CAP};
 use null_move::NMP_DEPTH;
 use singular::Singular;
 
@@ -363,6 +364,13 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let mut order = [0i32; MAX_MOVES];
         let killers = self.heuristics.killers[ply as usize];
         let previous = move_index(self.line[ply as usize - 1]);
+        // The earlier moves the continuation history follows (`ch`): the
+        // opponent's last, and our own before it (none at the root's
+        // children).
+        let earlier = |back: u32| {
+            (options.continuation && ply >= back).then(|| self.line[(ply - back) as usize])
+        };
+        let followed = [earlier(1), earlier(2)];
         let countermove = if options.countermove {
             Some(self.heuristics.countermoves[previous])
         } else {
@@ -380,7 +388,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             } else if m == killers[1] {
                 1 << 28
             } else if Some(m) == countermove {
-                (1 << 27) + 1
+                (1 << 28) - 1
             } else if evaluate_children {
                 // The child's value is the opponent's: lower is better.
                 let mut child = *pos;
@@ -389,9 +397,9 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 -self.evaluator.evaluate(&child, &cs, ply + 1)
             } else if options.freeze_order && freezes(pos, m) {
                 // Below the killers, above any history (halved to fit).
-                (1 << 27) + self.heuristics.history[move_index(m)].min((1 << 27) - 1) / 2
+                (1 << 27) + self.history_score(m, &followed).min((1 << 27) - 1) / 2
             } else {
-                self.heuristics.history[move_index(m)]
+                self.history_score(m, &followed)
             };
         }
         let mut moves = moves;
@@ -522,6 +530,13 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                         } else {
                             (*h + bonus).min(1 << 27)
                         };
+                        for (back, e) in (1..).zip(followed) {
+                            if let Some(e) = e {
+                                let h = &mut self.heuristics.continuation
+                                    [continuation_index(back, e, m)];
+                                *h = (*h + bonus).min(CONTINUATION_CAP);
+                            }
+                        }
                         self.heuristics.countermoves[previous] = m;
                         break;
                     }
@@ -541,6 +556,17 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         };
         self.table.store(key, entry);
         best
+    }
+
+    /// Move `m`'s history score: the plain history, and with `ch` what it
+    /// earned after each of the `followed` earlier moves.
+    #[inline]
+    fn history_score(&self, m: Move, followed: &[Option<Move>; 2]) -> i32 {
+        let h = &self.heuristics;
+        (1..)
+            .zip(followed)
+            .filter_map(|(back, e)| e.map(|e| h.continuation[continuation_index(back, e, m)]))
+            .fold(h.history[move_index(m)], |sum, c| sum + c)
     }
 
     /// The static value of `pos`, evaluated once per node: `cache` keeps it.

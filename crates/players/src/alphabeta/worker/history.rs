@@ -1,5 +1,5 @@
-//! The history and countermove tables' keys, and the history's update
-//! with "gravity" (the `hm` search option).
+//! The history, continuation history and countermove tables' keys, and
+//! the history's update with "gravity" (the `hm` search option).
 
 use yolah::Move;
 
@@ -8,6 +8,26 @@ use yolah::Move;
 pub(super) fn move_index(m: Move) -> usize {
     usize::from(m.to_u16()) & 4095
 }
+
+/// How many earlier moves the continuation history follows (`ch`): the
+/// opponent's last move and our own before it.
+pub(super) const CONTINUATIONS: usize = 2;
+
+/// The continuation history's slots: per earlier move followed, per
+/// square that move landed on, per move.
+pub(in crate::alphabeta) const CONTINUATION_SLOTS: usize = CONTINUATIONS * 64 * 4096;
+
+/// Move `m`'s slot in the continuation history after a move that landed
+/// on `earlier`'s square, `back` plies before it (1 or 2).
+pub(super) fn continuation_index(back: usize, earlier: Move, m: Move) -> usize {
+    debug_assert!((1..=CONTINUATIONS).contains(&back));
+    ((back - 1) * 64 + earlier.to().index()) * 4096 + move_index(m)
+}
+
+/// A continuation history score never rises above this, so that with the
+/// plain history's (at most `1 << 27`) the sum stays below the
+/// countermove's key and the killers'.
+pub(super) const CONTINUATION_CAP: i32 = 1 << 25;
 
 /// With the history malus, history scores stay within ± this.
 const HISTORY_BOUND: i32 = 1 << 14;
@@ -23,6 +43,27 @@ pub(super) fn with_gravity(h: i32, bonus: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use yolah::Square;
+
+    #[test]
+    fn continuation_slots_are_distinct_and_in_range() {
+        let mut seen = vec![false; CONTINUATION_SLOTS];
+        let square = |i: u32| Square::new_masked(i);
+        for back in 1..=CONTINUATIONS {
+            for to in 0..64 {
+                let earlier = Move::new(square((to + 1) % 64), square(to));
+                for bits in 0..4096u16 {
+                    let m = Move::from_u16(bits).unwrap_or(Move::PASS);
+                    if m.to_u16() != bits {
+                        continue;
+                    }
+                    let i = continuation_index(back, earlier, m);
+                    assert!(!seen[i], "slot {i} twice");
+                    seen[i] = true;
+                }
+            }
+        }
+    }
 
     #[test]
     fn gravity_keeps_history_within_its_bounds() {
