@@ -72,6 +72,15 @@ fn main() -> ExitCode {
                 (ErrorKind::UnknownArgument, Some(ContextValue::String(arg))) => Some(arg),
                 _ => None,
             };
+            // `--games=-1`: clap hands "-1" to the count's parser, which
+            // finds the minus sign an invalid digit.
+            if let Some((value, arg)) = negative_count(&e) {
+                eprintln!(
+                    "error: invalid value '{value}' for '{arg}': it cannot be negative\n\n\
+                     For more information, try '--help'."
+                );
+                return ExitCode::from(2);
+            }
             if let Some(unknown) = unknown {
                 let args: Vec<String> = std::env::args_os()
                     .map(|a| a.to_string_lossy().into_owned())
@@ -114,11 +123,6 @@ fn main() -> ExitCode {
 /// as `merge -1` its tip is right.
 fn negative_value(args: &[String], unknown: &str) -> Option<(String, Option<String>)> {
     use clap::builder::{Arg, ValueParser};
-    let is_negative = |t: &str| {
-        t.strip_prefix('-').is_some_and(|n| {
-            n.starts_with(|c: char| c.is_ascii_digit()) && n.parse::<f64>().is_ok()
-        })
-    };
     let mut command = <Cli as clap::CommandFactory>::command();
     let sub = command.find_subcommand_mut(args.get(1)?)?;
     sub.build();
@@ -134,7 +138,7 @@ fn negative_value(args: &[String], unknown: &str) -> Option<(String, Option<Stri
             .find(|arg| arg.get_long() == Some(long) && arg.get_action().takes_values())
     };
     (2..args.len())
-        .filter(|&i| args[i].starts_with(unknown) && is_negative(&args[i]))
+        .filter(|&i| args[i].starts_with(unknown) && is_negative_number(&args[i]))
         .find_map(|i| match option_of(&args[i - 1]) {
             // Clap took this one (the option allows negative numbers).
             Some(arg) if arg.is_allow_negative_numbers_set() => None,
@@ -144,6 +148,30 @@ fn negative_value(args: &[String], unknown: &str) -> Option<(String, Option<Stri
                 .all(numeric)
                 .then(|| (args[i].clone(), None)),
         })
+}
+
+/// Whether `t` is a negative number (`-1`, `-2.5`; not `-inf` or `-x`).
+fn is_negative_number(t: &str) -> bool {
+    t.strip_prefix('-')
+        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()) && n.parse::<f64>().is_ok())
+}
+
+/// When clap's error `e` is an unsigned count's parser refusing a negative
+/// number (`--games=-1`, where the `=` keeps clap from reading `-1` as an
+/// option), that number and the argument.
+fn negative_count(e: &clap::Error) -> Option<(String, String)> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use std::error::Error;
+    let string = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let parse_error = e.source()?.downcast_ref::<std::num::ParseIntError>()?;
+    let value = string(ContextKind::InvalidValue)?;
+    let invalid_digit = *parse_error.kind() == std::num::IntErrorKind::InvalidDigit;
+    (e.kind() == ErrorKind::ValueValidation && is_negative_number(&value) && invalid_digit)
+        .then(|| Some((value, string(ContextKind::InvalidArg)?)))
+        .flatten()
 }
 
 /// Runs a command and returns what it prints.

@@ -222,6 +222,12 @@ fn negative_numbers_reach_the_range_checks() {
             &["random-games", "--seed", "-2.5"][..],
             "invalid value '-2.5' for '--seed': it cannot be negative",
         ),
+        // With `=` clap gives the value to the parser, which failed with
+        // "invalid digit found in string".
+        (
+            &["match", "random", "random", "--games=-1"][..],
+            "invalid value '-1' for '--games <GAMES>': it cannot be negative",
+        ),
     ] {
         let out = yolah(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
