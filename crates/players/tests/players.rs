@@ -327,8 +327,9 @@ fn search_options_are_spec_keys() {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
     }
-    // The ordering options reach the search: to a fixed depth, the same
-    // tree is searched in another order, so with other node counts.
+    // The ordering options reach the search: to a fixed depth, the moves
+    // are searched in another order (and so pruned and reduced otherwise),
+    // with other node counts.
     let nodes = |spec: &str| from_spec(spec).unwrap().analyse(&Position::START).nodes;
     let plain = nodes("nn:depth=6");
     for other in ["nn:ch=1,depth=6", "nn:cm=1,depth=6"] {

@@ -76,13 +76,15 @@ fn terminal(pos: &Position, ply: u32) -> i32 {
 }
 
 /// What one search thread remembers between searches for move ordering:
-/// two killer moves per ply, a history score per (from, to), and the
-/// countermove: per opponent's (from, to), the reply that last refuted it.
+/// two killer moves per ply, a history score per (from, to), the
+/// continuation history (`ch`) and the countermove: per opponent's (from,
+/// to), the reply that last refuted it.
 struct Heuristics {
     killers: [[Move; 2]; MAX_PLY],
     history: Vec<i32>,
-    /// The continuation history (`ch`), indexed as
-    /// `worker::history::continuation_index` says.
+    /// The continuation history, indexed as
+    /// `worker::history::continuation_index` says: empty until a search
+    /// with `ch` on allocates it (2 MiB).
     continuation: Vec<i32>,
     countermoves: Vec<Move>,
     /// The longest paths of separated regions, remembered from one search
@@ -95,7 +97,7 @@ impl Heuristics {
         Heuristics {
             killers: [[Move::PASS; 2]; MAX_PLY],
             history: vec![0; 64 * 64],
-            continuation: vec![0; worker::CONTINUATION_SLOTS],
+            continuation: Vec::new(),
             countermoves: vec![Move::PASS; 64 * 64],
             regions: Solver::for_regions(),
         }

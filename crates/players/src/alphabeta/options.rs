@@ -153,14 +153,17 @@ pub struct SearchOptions {
     /// own region (a proven win, draw or loss), not by the evaluation,
     /// when those paths take few enough steps to find.
     pub exact_regions: bool,
-    /// Freezing moves first: after the table's move and the killers, a move
-    /// that leaves an opponent's piece with no move (its last free
-    /// neighbour is the landing square) goes before the other moves.
+    /// Freezing moves first: after the table's move, the killers and the
+    /// countermove, a move that leaves an opponent's piece with no move
+    /// (its last free neighbour is the landing square) goes before the
+    /// other moves.
     pub freeze_order: bool,
     /// Continuation history: a move's history score adds what it earned
     /// as the reply to the opponent's last move and as the follow-up to
     /// our own before it (keyed by the square each landed on), so the
-    /// order follows the line played, not only the move.
+    /// order follows the line played, not only the move. Its scores are
+    /// rewarded as the plain history's are without `hm` (no malus, no
+    /// gravity), with or without `hm`.
     pub continuation: bool,
 }
 

@@ -49,6 +49,9 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         heuristics: &'a mut Heuristics,
     ) -> Worker<'a, E> {
         heuristics.start_search();
+        if shared.options.continuation && heuristics.continuation.is_empty() {
+            heuristics.continuation = vec![0; CONTINUATION_SLOTS];
+        }
         Worker {
             evaluator,
             table,
@@ -365,7 +368,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let killers = self.heuristics.killers[ply as usize];
         let previous = move_index(self.line[ply as usize - 1]);
         // The earlier moves the continuation history follows (`ch`): the
-        // opponent's last, and our own before it (none at the root's
+        // opponent's last, and our own before it (unknown at the root's
         // children).
         let earlier = |back: u32| {
             (options.continuation && ply >= back).then(|| self.line[(ply - back) as usize])
@@ -396,7 +399,9 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 let cs = self.evaluator.child_state(state, pos, m);
                 -self.evaluator.evaluate(&child, &cs, ply + 1)
             } else if options.freeze_order && freezes(pos, m) {
-                // Below the killers, above any history (halved to fit).
+                // Below the killers and the countermove, above the plain
+                // history (halved to fit); with `ch` a move's history sum
+                // may pass it.
                 (1 << 27) + self.history_score(m, &followed).min((1 << 27) - 1) / 2
             } else {
                 self.history_score(m, &followed)
