@@ -156,9 +156,11 @@ fn is_negative_number(t: &str) -> bool {
         .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()) && n.parse::<f64>().is_ok())
 }
 
-/// When clap's error `e` is an unsigned count's parser refusing a negative
-/// number (`--games=-1`, where the `=` keeps clap from reading `-1` as an
-/// option), that number and the argument.
+/// When clap's error `e` is an integer parser refusing a negative number
+/// as an invalid digit (`--games=-1`, where the `=` keeps clap from
+/// reading `-1` as an option), that number and the option's name. Every
+/// such option here is unsigned (a count or a seed), so the number cannot
+/// be negative; a signed one would take `-1` and fail only on `-2.5`.
 fn negative_count(e: &clap::Error) -> Option<(String, String)> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     use std::error::Error;
@@ -170,7 +172,12 @@ fn negative_count(e: &clap::Error) -> Option<(String, String)> {
     let value = string(ContextKind::InvalidValue)?;
     let invalid_digit = *parse_error.kind() == std::num::IntErrorKind::InvalidDigit;
     (e.kind() == ErrorKind::ValueValidation && is_negative_number(&value) && invalid_digit)
-        .then(|| Some((value, string(ContextKind::InvalidArg)?)))
+        .then(|| {
+            // "--games <GAMES>": the name alone, as the other path says it.
+            let arg = string(ContextKind::InvalidArg)?;
+            let name = arg.split(' ').next().unwrap_or(&arg).to_owned();
+            Some((value, name))
+        })
         .flatten()
 }
 

@@ -226,7 +226,7 @@ fn negative_numbers_reach_the_range_checks() {
         // "invalid digit found in string".
         (
             &["match", "random", "random", "--games=-1"][..],
-            "invalid value '-1' for '--games <GAMES>': it cannot be negative",
+            "invalid value '-1' for '--games': it cannot be negative",
         ),
     ] {
         let out = yolah(args);
@@ -237,6 +237,11 @@ fn negative_numbers_reach_the_range_checks() {
             "{args:?}: {err}"
         );
     }
+    // What is not a number keeps clap's message.
+    let out = yolah(&["match", "random", "random", "--games=-x"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("invalid digit found in string"), "{err}");
     // A negative value that an option allows is not blamed for another
     // argument's fault.
     let out = yolah(&["train", "--lambda", "-0.5", "--bogus"]);
