@@ -323,17 +323,33 @@ fn search_options_are_spec_keys() {
         "alphabeta:fo=1,nodes=20000",
         "nn:ch=1,cm=1,fo=1,depth=5",
         "alphabeta:ch=1,nodes=50000",
+        "nn:rfd=1,depth=6",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
     }
-    // The ordering options reach the search: to a fixed depth, the moves
-    // are searched in another order (and so pruned and reduced otherwise),
-    // with other node counts.
-    let nodes = |spec: &str| from_spec(spec).unwrap().analyse(&Position::START).nodes;
-    let plain = nodes("nn:depth=6");
-    for other in ["nn:ch=1,depth=6", "nn:cm=1,depth=6"] {
-        assert_ne!(nodes(other), plain, "{other}");
+    // The options reach the search: to a fixed depth, the moves are
+    // searched in another order (and so pruned and reduced otherwise), or
+    // pruned further from the horizon, with other node counts. From the
+    // start, or 24 random plies on, where one side is ahead and a deeper
+    // reverse futility has values far above beta to cut.
+    let mut rng = yolah::Rng::new(3);
+    let mut ahead = Position::START;
+    while ahead.ply() < 24 && !ahead.is_game_over() {
+        ahead.play(ahead.random_move(&mut rng));
+    }
+    let nodes = |spec: &str, pos: &Position| from_spec(spec).unwrap().analyse(pos).nodes;
+    for (other, pos) in [
+        ("ch=1", Position::START),
+        ("cm=1", Position::START),
+        ("rfd=1", ahead),
+    ] {
+        let plain = nodes("nn:depth=6", &pos);
+        assert_ne!(
+            nodes(&format!("nn:{other},depth=6"), &pos),
+            plain,
+            "{other}"
+        );
     }
     let err = from_spec("nn:tm=2").err().unwrap().to_string();
     assert!(err.contains("tm=2 must be 0 (off) or 1 (on)"), "{err}");

@@ -165,6 +165,10 @@ pub struct SearchOptions {
     /// rewarded as the plain history's are without `hm` (no malus, no
     /// gravity), with or without `hm`.
     pub continuation: bool,
+    /// Reverse futility pruning deeper: up to 6 plies from the horizon
+    /// instead of 4 (with `rfp` on; the margin grows with the depth as
+    /// before).
+    pub rfp_deeper: bool,
 }
 
 impl SearchOptions {
@@ -186,6 +190,7 @@ impl SearchOptions {
         exact_regions: false,
         freeze_order: false,
         continuation: false,
+        rfp_deeper: false,
     };
 }
 
@@ -209,14 +214,15 @@ impl Default for SearchOptions {
             exact_regions: true,
             freeze_order: false,
             continuation: false,
+            rfp_deeper: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 16] = [
+const OPTION_KEYS: [&str; 17] = [
     "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr", "se", "xr",
-    "fo", "ch",
+    "fo", "ch", "rfd",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -245,5 +251,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         exact_regions: flag("xr", d.exact_regions)?,
         freeze_order: flag("fo", d.freeze_order)?,
         continuation: flag("ch", d.continuation)?,
+        rfp_deeper: flag("rfd", d.rfp_deeper)?,
     })
 }

@@ -323,7 +323,12 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         // enough above beta is taken as a cut without a search.
         if options.rfp
             && !pv_node
-            && depth <= RFP_DEPTH
+            && depth
+                <= if options.rfp_deeper {
+                    RFP_DEEPER
+                } else {
+                    RFP_DEPTH
+                }
             && beta.abs() < DECIDED
             && excluded.is_none()
         {
@@ -610,6 +615,8 @@ const EVAL_ORDER_DEPTH: u32 = 3;
 const ASPIRATION_WINDOW: i32 = 40;
 /// Reverse futility pruning works this many plies from the horizon...
 const RFP_DEPTH: u32 = 4;
+/// ...or this many with `rfd`.
+const RFP_DEEPER: u32 = 6;
 /// ...with this margin per ply (centipoints: a point is 100).
 const RFP_MARGIN: i32 = 120;
 /// Late-move pruning works this many plies from the horizon...
