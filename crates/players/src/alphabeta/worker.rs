@@ -321,14 +321,14 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let mut static_value = None;
         // Reverse futility: this close to the horizon, a static value far
         // enough above beta is taken as a cut without a search.
+        let rfp_depth = if options.rfp_deeper {
+            RFP_DEEPER
+        } else {
+            RFP_DEPTH
+        };
         if options.rfp
             && !pv_node
-            && depth
-                <= if options.rfp_deeper {
-                    RFP_DEEPER
-                } else {
-                    RFP_DEPTH
-                }
+            && depth <= rfp_depth
             && beta.abs() < DECIDED
             && excluded.is_none()
         {
