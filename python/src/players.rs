@@ -110,7 +110,9 @@ fn time_control(tc: Option<&str>) -> PyResult<Option<TimeControl>> {
 /// match` does (colours alternate, each pair of games from the same random
 /// opening, game `i` seeded by `(seed, i)`), on `threads` threads with the
 /// GIL released. Returns a dict: `games`, `a_wins`, `b_wins`, `draws`,
-/// `a_points`, `elo_diff`, `elo_ci95`, `a_forfeits`, `b_forfeits` and
+/// `a_points`, `elo_diff`, `elo_ci95`, `elo_low95` and `elo_high95` (the
+/// 95% interval's ends, infinite where a sweep leaves none; `elo_ci95` is
+/// then infinite too), `a_forfeits`, `b_forfeits` and
 /// `records`, one game record (`moves`, `a_is_black`, `result`, scores)
 /// per game.
 #[pyfunction]
@@ -148,6 +150,8 @@ pub fn play_match<'py>(
     d.set_item("a_points", summary.a_points)?;
     d.set_item("elo_diff", summary.elo_diff)?;
     d.set_item("elo_ci95", summary.elo_ci95)?;
+    d.set_item("elo_low95", summary.elo_low95)?;
+    d.set_item("elo_high95", summary.elo_high95)?;
     let forfeits = |a_side: bool| {
         played
             .iter()

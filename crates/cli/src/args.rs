@@ -4,7 +4,9 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use yolah::record::GameRecord;
-use yolah::Position;
+use yolah::{Color, Position};
+
+pub use yolah_lab::options::whole;
 
 /// Where a command starts: the usual start, a position, or moves from the start.
 #[derive(Args)]
@@ -21,7 +23,7 @@ impl StartArgs {
     /// The position these arguments name.
     pub fn position(&self) -> Result<Position> {
         if let Some(text) = &self.position {
-            return Ok(text.parse()?);
+            return text.parse::<Position>().context("--position");
         }
         match &self.moves {
             None => Ok(Position::START),
@@ -45,4 +47,17 @@ pub fn positive_number(text: &str) -> std::result::Result<f64, String> {
 pub fn parse_duration_arg(text: &str) -> std::result::Result<std::time::Duration, String> {
     yolah_players::parse_duration(text)
         .ok_or_else(|| format!("{text:?} is not a duration like 500ms or 60s"))
+}
+
+/// Refuses a finished game, on which `what` ("solve", "analyse") has
+/// nothing to work: the error gives the final score.
+pub fn ensure_not_over(pos: &Position, what: &str) -> Result<()> {
+    if pos.is_game_over() {
+        anyhow::bail!(
+            "the game is over (black {}, white {}): nothing to {what}",
+            pos.score(Color::Black),
+            pos.score(Color::White)
+        );
+    }
+    Ok(())
 }

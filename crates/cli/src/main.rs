@@ -64,39 +64,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            use clap::error::{ContextKind, ContextValue, ErrorKind};
-            let unknown = match (e.kind(), e.get(ContextKind::InvalidArg)) {
-                (ErrorKind::UnknownArgument, Some(ContextValue::String(arg))) => Some(arg),
-                _ => None,
-            };
-            // `--games=-1`: clap hands "-1" to the count's parser, which
-            // finds the minus sign an invalid digit.
-            if let Some((value, arg)) = negative_count(&e) {
-                eprintln!(
-                    "error: invalid value '{value}' for '{arg}': it cannot be negative\n\n\
-                     For more information, try '--help'."
-                );
-                return ExitCode::from(2);
-            }
-            if let Some(unknown) = unknown {
-                let args: Vec<String> = std::env::args_os()
-                    .map(|a| a.to_string_lossy().into_owned())
-                    .collect();
-                if let Some((value, option)) = negative_value(&args, unknown) {
-                    let option = option.map(|o| format!(" for '{o}'")).unwrap_or_default();
-                    eprintln!(
-                        "error: invalid value '{value}'{option}: it cannot be negative\n\n\
-                         For more information, try '--help'."
-                    );
-                    return ExitCode::from(2);
-                }
-            }
-            e.exit()
-        }
-    };
+    // Counts and seeds refuse negative numbers in their own value parser
+    // (`args::whole`), so clap's own errors need no rewriting here.
+    let cli = Cli::parse();
     match run(cli.command) {
         Ok(out) => match std::io::stdout().lock().write_all(out.as_bytes()) {
             Ok(()) => ExitCode::SUCCESS,
@@ -112,73 +82,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// When clap's `unknown` argument is (the start of) a negative number in
-/// `args` given to a numeric option (as in `--games -1`, which clap reads
-/// as an unknown option and answers with a tip to write `-- -1` that would
-/// not help), that number and the option; for a bare negative number, the
-/// number alone when every positional of the command is numeric (`perft
-/// -3`). `None` otherwise, and clap's message stands: for a file name such
-/// as `merge -1` its tip is right.
-fn negative_value(args: &[String], unknown: &str) -> Option<(String, Option<String>)> {
-    use clap::builder::{Arg, ValueParser};
-    let mut command = <Cli as clap::CommandFactory>::command();
-    let sub = command.find_subcommand_mut(args.get(1)?)?;
-    sub.build();
-    let text = [
-        ValueParser::string().type_id(),
-        ValueParser::path_buf().type_id(),
-        ValueParser::os_string().type_id(),
-    ];
-    let numeric = |arg: &Arg| !text.contains(&arg.get_value_parser().type_id());
-    let option_of = |name: &str| {
-        let long = name.strip_prefix("--")?;
-        sub.get_arguments()
-            .find(|arg| arg.get_long() == Some(long) && arg.get_action().takes_values())
-    };
-    (2..args.len())
-        .filter(|&i| args[i].starts_with(unknown) && is_negative_number(&args[i]))
-        .find_map(|i| match option_of(&args[i - 1]) {
-            // Clap took this one (the option allows negative numbers).
-            Some(arg) if arg.is_allow_negative_numbers_set() => None,
-            Some(arg) => numeric(arg).then(|| (args[i].clone(), Some(args[i - 1].clone()))),
-            None => sub
-                .get_positionals()
-                .all(numeric)
-                .then(|| (args[i].clone(), None)),
-        })
-}
-
-/// Whether `t` is a negative number (`-1`, `-2.5`; not `-inf` or `-x`).
-fn is_negative_number(t: &str) -> bool {
-    t.strip_prefix('-')
-        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()) && n.parse::<f64>().is_ok())
-}
-
-/// When clap's error `e` is an integer parser refusing a negative number
-/// as an invalid digit (`--games=-1`, where the `=` keeps clap from
-/// reading `-1` as an option), that number and the option's name. Every
-/// such option here is unsigned (a count or a seed), so the number cannot
-/// be negative; a signed one would take `-1` and fail only on `-2.5`.
-fn negative_count(e: &clap::Error) -> Option<(String, String)> {
-    use clap::error::{ContextKind, ContextValue, ErrorKind};
-    use std::error::Error;
-    let string = |kind| match e.get(kind) {
-        Some(ContextValue::String(s)) => Some(s.clone()),
-        _ => None,
-    };
-    let parse_error = e.source()?.downcast_ref::<std::num::ParseIntError>()?;
-    let value = string(ContextKind::InvalidValue)?;
-    let invalid_digit = *parse_error.kind() == std::num::IntErrorKind::InvalidDigit;
-    (e.kind() == ErrorKind::ValueValidation && is_negative_number(&value) && invalid_digit)
-        .then(|| {
-            // "--games <GAMES>": the name alone, as the other path says it.
-            let arg = string(ContextKind::InvalidArg)?;
-            let name = arg.split(' ').next().unwrap_or(&arg).to_owned();
-            Some((value, name))
-        })
-        .flatten()
 }
 
 /// Runs a command and returns what it prints.

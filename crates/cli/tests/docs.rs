@@ -531,3 +531,117 @@ fn engine_protocol_session_replays() {
         .expect("the engine quits within 20 s after `quit`");
     assert!(status.unwrap().success());
 }
+
+/// A `$ yolah …` line's arguments, split as a shell would for the quoting
+/// the docs use (double quotes only).
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            ' ' if !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            _ => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
+/// A line of output with what the clock decides blanked: a number before
+/// `s`, `s,`, `games/s` or `M nodes/s`, and in a JSON object the
+/// `seconds` and `nodes_per_second` fields.
+fn without_timing(line: &str) -> String {
+    if let Ok(serde_json::Value::Object(mut obj)) = serde_json::from_str(line) {
+        obj.remove("seconds");
+        obj.remove("nodes_per_second");
+        return serde_json::Value::Object(obj).to_string();
+    }
+    let words: Vec<&str> = line.split(' ').collect();
+    let timed = |next: Option<&&str>| {
+        matches!(
+            next.map(|w| w.trim_end_matches([',', ')'])),
+            Some("s" | "games/s" | "M")
+        )
+    };
+    let out: Vec<String> = (0..words.len())
+        .map(|i| {
+            let number = words[i].trim_start_matches('(').parse::<f64>().is_ok();
+            if number && timed(words.get(i + 1)) {
+                "*".to_string()
+            } else {
+                words[i].to_string()
+            }
+        })
+        .collect();
+    out.join(" ")
+}
+
+/// Every transcript in `docs/cli.md` (a `console` block whose first line
+/// is `$ yolah …`) is what the program prints today, but for the clock's
+/// figures; a line `…something…` stands for any lines.
+#[test]
+fn cli_reference_transcripts_replay() {
+    let page = read("docs/cli.md");
+    let mut checked = 0;
+    for block in page.split("```console\n").skip(1) {
+        let block = block.split("```").next().unwrap_or_default();
+        let mut lines = block.lines();
+        let Some(command) = lines.next().and_then(|l| l.strip_prefix("$ yolah ")) else {
+            continue;
+        };
+        let args = shell_words(command);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = yolah_output(&args);
+        let out: Vec<String> = out.lines().map(without_timing).collect();
+        // Each run of lines between `…` lines appears, in order, in the output.
+        let mut from = 0;
+        let expected: Vec<String> = lines.map(without_timing).collect();
+        for part in expected.split(|l| l.starts_with('…')) {
+            if part.is_empty() {
+                continue;
+            }
+            let at = (from..=out.len().saturating_sub(part.len()))
+                .find(|&i| out[i..i + part.len()] == *part)
+                .unwrap_or_else(|| {
+                    panic!(
+                        "docs/cli.md, `yolah {command}`: expected\n{}\nin\n{}",
+                        part.join("\n"),
+                        out.join("\n")
+                    )
+                });
+            from = at + part.len();
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} transcripts found");
+}
+
+#[test]
+fn shell_words_and_timing_blanks() {
+    assert_eq!(
+        shell_words(r#"analyse --moves "d5:b7 e5:c7" --json"#),
+        ["analyse", "--moves", "d5:b7 e5:c7", "--json"]
+    );
+    assert_eq!(
+        without_timing("55.1 plies a game; 0.161 s, 622963 games/s"),
+        "55.1 plies a game; * s, * games/s"
+    );
+    assert_eq!(
+        without_timing("Elo difference +35 ± 30 (95%), 0.1 s"),
+        "Elo difference +35 ± 30 (95%), * s"
+    );
+    assert_eq!(without_timing(r#"{"seconds":1,"a":2}"#), r#"{"a":2}"#);
+}

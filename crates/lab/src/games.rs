@@ -487,8 +487,13 @@ pub struct MatchSummary {
     pub a_points: f64,
     /// A's Elo advantage over B.
     pub elo_diff: f64,
-    /// Half width of the 95% confidence interval of `elo_diff`.
+    /// Half width of the 95% confidence interval of `elo_diff` (infinite
+    /// when the interval is open on one side).
     pub elo_ci95: f64,
+    /// The 95% interval's lower end: −∞ when every game was lost.
+    pub elo_low95: f64,
+    /// The 95% interval's upper end: +∞ when every game was won.
+    pub elo_high95: f64,
 }
 
 impl MatchSummary {
@@ -497,25 +502,43 @@ impl MatchSummary {
         let n = points.len() as u64;
         let count = |v: f64| points.iter().filter(|&&p| p == v).count() as u64;
         let total: f64 = points.iter().sum();
-        let (elo_diff, elo_ci95) = if n == 0 {
-            (0.0, f64::INFINITY)
+        let (elo_diff, low, high) = if n == 0 {
+            (0.0, f64::NEG_INFINITY, f64::INFINITY)
         } else {
             let nf = n as f64;
             let mean = total / nf;
-            // Keep the score inside (0, 1) so that a clean sweep still gives
-            // a finite (large) number.
+            // Keep the estimate inside (0, 1) so that a clean sweep still
+            // gives a finite (large) number.
             let clamp = |p: f64| p.clamp(0.5 / nf, 1.0 - 0.5 / nf);
-            let mut var = points.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / nf;
-            if var == 0.0 {
-                // Every game ended the same way: no spread to measure, so take
-                // a coin's with the clamped score rather than claim certainty.
-                var = clamp(mean) * (1.0 - clamp(mean));
-            }
-            let se = (var / nf).sqrt();
-            let lo = elo_from_score(clamp(mean - 1.96 * se));
-            let hi = elo_from_score(clamp(mean + 1.96 * se));
-            (elo_from_score(clamp(mean)), (hi - lo) / 2.0)
+            let var = points.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / nf;
+            let (low, high) = if var == 0.0 {
+                // Every game ended the same way (or there was one): no
+                // spread to measure. Wilson's interval for a proportion
+                // rather than a claim of certainty; after a sweep it is
+                // open on the winner's side.
+                wilson_interval(mean, nf)
+            } else {
+                let se = (var / nf).sqrt();
+                (
+                    (mean - 1.96 * se).clamp(0.0, 1.0),
+                    (mean + 1.96 * se).clamp(0.0, 1.0),
+                )
+            };
+            let elo = |p: f64| match p {
+                0.0 => f64::NEG_INFINITY,
+                1.0 => f64::INFINITY,
+                _ => elo_from_score(p),
+            };
+            let (low, high) = if var == 0.0 {
+                (elo(low), elo(high))
+            } else {
+                // As before: the ends of the normal interval, kept finite.
+                (elo_from_score(clamp(low)), elo_from_score(clamp(high)))
+            };
+            // `+ 0.0` turns a negative zero into zero (no "-0" printed).
+            (elo_from_score(clamp(mean)) + 0.0, low, high)
         };
+        let elo_ci95 = (high - low) / 2.0;
         MatchSummary {
             games: n,
             a_wins: count(1.0),
@@ -524,8 +547,30 @@ impl MatchSummary {
             a_points: total,
             elo_diff,
             elo_ci95,
+            elo_low95: low,
+            elo_high95: high,
         }
     }
+}
+
+/// Wilson's 95% score interval for a proportion `p` observed over `n`
+/// trials: never of width zero, and within [0, 1].
+fn wilson_interval(p: f64, n: f64) -> (f64, f64) {
+    let z2 = 1.96f64 * 1.96;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = 1.96 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let (low, high) = (centre - half, centre + half);
+    // An end within rounding of 0 or 1 is that end.
+    let snap = |x: f64| {
+        if x < 1e-12 {
+            0.0
+        } else if x > 1.0 - 1e-12 {
+            1.0
+        } else {
+            x
+        }
+    };
+    (snap(low), snap(high))
 }
 
 #[cfg(test)]
@@ -574,6 +619,26 @@ mod tests {
         assert!(s.elo_ci95 > 100.0);
         let sweep = MatchSummary::from_points(&[1.0; 10]);
         assert!(sweep.elo_diff.is_finite() && sweep.elo_diff > 400.0);
+        // A sweep bounds the difference from below only.
+        assert_eq!(sweep.elo_high95, f64::INFINITY);
+        assert!((sweep.elo_low95 - 166.0).abs() < 1.0, "{}", sweep.elo_low95);
+        assert_eq!(sweep.elo_ci95, f64::INFINITY);
+        let lost = MatchSummary::from_points(&[0.0; 2]);
+        assert_eq!(lost.elo_low95, f64::NEG_INFINITY);
+        assert!(lost.elo_high95.is_finite() && lost.elo_high95 > 0.0);
+        // One game is no certainty either way.
+        let one = MatchSummary::from_points(&[0.5]);
+        assert_eq!(one.elo_diff.to_string(), "0");
+        assert!(
+            one.elo_ci95 > 300.0 && one.elo_ci95.is_finite(),
+            "{}",
+            one.elo_ci95
+        );
+        let split = MatchSummary::from_points(&[1.0, 0.0]);
+        assert_eq!(split.elo_diff.to_string(), "0");
+        // The usual case keeps the normal interval.
+        assert!((s.elo_high95 + s.elo_low95) / 2.0 > 0.0);
+        assert!((s.elo_ci95 - (s.elo_high95 - s.elo_low95) / 2.0).abs() < 1e-9);
     }
 
     #[test]

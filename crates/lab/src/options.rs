@@ -15,13 +15,13 @@ pub struct TournamentOptions {
     #[arg(long, num_args = 2.., required = true)]
     pub players: Vec<String>,
     /// Games each pair plays (colours alternate; pairs share an opening).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, value_parser = whole::<u64>(1, 1_000_000), allow_negative_numbers = true)]
     pub games_per_pair: u64,
     /// The JSONL file of finished games; running again resumes it.
     #[arg(long)]
     pub out: String,
     /// Seed of openings and players.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub seed: u64,
     /// The player whose rating is 0 (default: the first).
     #[arg(long)]
@@ -61,10 +61,10 @@ pub struct SelfplayOptions {
     #[arg(long)]
     pub player: String,
     /// Games to play.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, value_parser = whole::<u64>(1, 10_000_000), allow_negative_numbers = true)]
     pub games: u64,
     /// Seed of the openings and players.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub seed: u64,
     /// The training file to write (format in crates/lab/src/positions.rs).
     #[arg(long)]
@@ -82,9 +82,82 @@ impl SelfplayOptions {
 #[derive(Args, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RandomGamesOptions {
     /// Number of games.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = whole::<u64>(1, u64::MAX), allow_negative_numbers = true)]
     pub games: u64,
     /// Seed: the same seed and games give the same counts on any number of threads.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub seed: u64,
+}
+
+/// The value parser of a whole number from `least` to `most`: a count, a
+/// size, a seed, in every front end's options. Those options also set
+/// `allow_negative_numbers`, so that `--games -1` reaches it (clap would
+/// otherwise take `-1` for an unknown option and suggest `-- -1`) and is
+/// refused for what it is; clap then says, for instance, "invalid value
+/// '-1' for '--games <GAMES>': it cannot be negative". `-0` is zero.
+pub fn whole<T: TryFrom<u64>>(
+    least: u64,
+    most: u64,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    use std::num::IntErrorKind;
+    move |text| {
+        let digits = match text.strip_prefix('-') {
+            Some(rest) if rest.parse::<f64>().is_ok_and(|x| x == 0.0) => "0",
+            Some(rest)
+                if rest.starts_with(|c: char| c.is_ascii_digit())
+                    && rest.parse::<f64>().is_ok() =>
+            {
+                return Err("it cannot be negative".to_string());
+            }
+            _ => text,
+        };
+        let n: u64 = digits
+            .parse()
+            .map_err(|e: std::num::ParseIntError| match e.kind() {
+                IntErrorKind::Empty => "it is empty: give a whole number".to_string(),
+                IntErrorKind::PosOverflow => format!("it is above {most}"),
+                _ => "it is not a whole number (digits only, such as 1000)".to_string(),
+            })?;
+        if most == u64::MAX && n < least {
+            return Err(format!("it must be at least {least}"));
+        }
+        if !(least..=most).contains(&n) {
+            return Err(format!("{n} is not in {least}..={most}"));
+        }
+        T::try_from(n).map_err(|_| format!("it is above {most}"))
+    }
+}
+
+#[cfg(test)]
+mod whole_tests {
+    use super::whole;
+
+    #[test]
+    fn whole_numbers_say_what_is_wrong() {
+        let games = whole::<u64>(1, 100);
+        assert_eq!(games("7"), Ok(7));
+        assert_eq!(games("-1"), Err("it cannot be negative".into()));
+        assert_eq!(games("-2.5"), Err("it cannot be negative".into()));
+        assert_eq!(games("0"), Err("0 is not in 1..=100".into()));
+        assert_eq!(games("-0"), Err("0 is not in 1..=100".into()));
+        assert_eq!(games("101"), Err("101 is not in 1..=100".into()));
+        let not_whole = Err("it is not a whole number (digits only, such as 1000)".into());
+        for text in ["-x", "x", "1e6", "1_000", "2.5", "-inf"] {
+            assert_eq!(games(text), not_whole, "{text}");
+        }
+        assert_eq!(games(""), Err("it is empty: give a whole number".into()));
+        let seed = whole::<u64>(0, u64::MAX);
+        assert_eq!(seed("-0"), Ok(0));
+        assert_eq!(seed("18446744073709551615"), Ok(u64::MAX));
+        assert_eq!(
+            seed("18446744073709551616"),
+            Err("it is above 18446744073709551615".into())
+        );
+        let positive = whole::<u64>(1, u64::MAX);
+        assert_eq!(positive("0"), Err("it must be at least 1".into()));
+        let threads = whole::<u16>(1, 1024);
+        assert_eq!(threads("1024"), Ok(1024));
+        let port = whole::<u16>(0, u16::MAX.into());
+        assert_eq!(port("65536"), Err("65536 is not in 0..=65535".into()));
+    }
 }

@@ -149,6 +149,21 @@ mod tests {
             "time=5 is not a duration",
         );
         says(
+            "mc:time=0ms",
+            |e| matches!(e, E::BadValue { .. }),
+            "time=0ms must be more than 0",
+        );
+        says(
+            "mc:time=5ms playouts=3",
+            |e| matches!(e, E::BadValue { .. }),
+            "(options are separated by commas, not spaces)",
+        );
+        says(
+            "mc,time=5ms",
+            |e| matches!(e, E::UnknownPlayer { .. }),
+            "options follow a colon, as in \"mc:time=5ms\"",
+        );
+        says(
             "mc:time=5ms,playouts=3",
             |e| matches!(e, E::Conflict { keys, .. } if keys == &["time", "playouts"]),
             "not both",

@@ -137,7 +137,15 @@ impl fmt::Display for SpecError {
                     f,
                     "unknown player {name:?} (players: {})",
                     players.join(", ")
-                )
+                )?;
+                // `nn,time=1s`: a known name, then options after the wrong mark.
+                if let Some((head, tail)) = name.split_once([',', ' ']) {
+                    let known = players.iter().any(|p| p.split(':').next() == Some(head));
+                    if known && !tail.is_empty() && !name.contains(':') {
+                        write!(f, "; options follow a colon, as in \"{head}:{tail}\"")?;
+                    }
+                }
+                Ok(())
             }
             SpecError::UnknownKey {
                 player, key, keys, ..
@@ -320,9 +328,8 @@ impl<'a> Spec<'a> {
     pub(crate) fn duration(&self, key: &str, example: &str) -> Result<Option<Duration>, SpecError> {
         self.value(key)
             .map(|t| {
-                parse_duration(t).ok_or_else(|| {
-                    self.bad_value(key, t, &format!("is not a duration like {example}"))
-                })
+                parse_duration(t)
+                    .ok_or_else(|| self.bad_value(key, t, &duration_problem(t, example)))
             })
             .transpose()
     }
@@ -389,6 +396,24 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     let seconds = number.parse::<f64>().ok()? * scale;
     (seconds.is_finite() && seconds > 0.0 && seconds < 1e6)
         .then(|| Duration::from_secs_f64(seconds))
+}
+
+/// What is wrong with `text`, which [`parse_duration`] refused; `example`
+/// shows a good one.
+fn duration_problem(text: &str, example: &str) -> String {
+    if text.contains(char::is_whitespace) {
+        return format!(
+            "is not a duration like {example} (options are separated by commas, not spaces)"
+        );
+    }
+    let seconds = ["ms", "us", "s", "m", "h"]
+        .iter()
+        .find_map(|unit| text.strip_suffix(unit)?.parse::<f64>().ok());
+    match seconds {
+        Some(x) if x.is_nan() || x <= 0.0 => "must be more than 0".to_string(),
+        Some(_) => "is too long (a duration must be under 1,000,000 s)".to_string(),
+        None => format!("is not a duration like {example}"),
+    }
 }
 
 /// The spec with its `seed=` replaced by `seed` (added if absent): how a

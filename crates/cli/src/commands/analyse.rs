@@ -1,6 +1,6 @@
 //! `yolah analyse`: search a position with a player and show what it finds.
 
-use crate::args::StartArgs;
+use crate::args::{ensure_not_over, StartArgs};
 use anyhow::{anyhow, Result};
 use clap::Args;
 use serde_json::json;
@@ -28,6 +28,7 @@ impl AnalyseArgs {
     /// Searches the position and returns what `analyse` prints.
     pub fn run(self) -> Result<String> {
         let pos = self.start.position()?;
+        ensure_not_over(&pos, "analyse")?;
         let spec = &self.player;
         let mut player = from_spec(spec)?;
         // An external engine that cannot start, or fails, says so (and exits 1).

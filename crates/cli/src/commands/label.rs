@@ -1,6 +1,7 @@
 //! `yolah label`: label training files again, by the exact solver and a
 //! player (see `yolah_lab::label`).
 
+use crate::args::whole;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::Path;
@@ -23,20 +24,20 @@ pub struct LabelArgs {
     #[arg(long)]
     out_dir: String,
     /// Positions with at most this many free squares go to the solver.
-    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(0..=64))]
+    #[arg(long, default_value_t = 22, value_parser = whole::<u32>(0, 64), allow_negative_numbers = true)]
     exact_free: u32,
     /// The solver's node budget per position.
-    #[arg(long, default_value_t = 200_000)]
+    #[arg(long, default_value_t = 200_000, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     solve_nodes: u64,
     /// The player that labels the other positions, such as nn:depth=7
     /// (without it they keep their score).
     #[arg(long)]
     player: Option<String>,
     /// Seed of the player.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// Worker threads (the labels are the same on any number).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
 }
 

@@ -2,6 +2,7 @@
 //! result and the Elo difference (A's point of view), optionally stopped by
 //! a sequential probability ratio test.
 
+use crate::args::whole;
 use crate::progress::progress_bar;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -24,13 +25,13 @@ pub struct MatchArgs {
     /// Player B.
     spec_b: String,
     /// Number of games (pairs share a random opening).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 100, value_parser = whole::<u64>(1, 10_000_000), allow_negative_numbers = true)]
     games: u64,
     /// Seed of the openings and of the players.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// Stop as soon as a sequential probability ratio test decides, as in
     /// elo0=0,elo1=10 (alpha and beta 0.05 unless given); --games is then
@@ -45,6 +46,23 @@ pub struct MatchArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// The Elo difference and its 95% interval in words: `+35 ± 30 (95%)`,
+/// or a bound alone when every game went one way.
+fn elo_text(s: &MatchSummary) -> String {
+    match (s.elo_low95.is_finite(), s.elo_high95.is_finite()) {
+        (true, true) => format!("{:+.0} ± {:.0} (95%)", s.elo_diff, s.elo_ci95),
+        (true, false) => format!(
+            "at least {:+.0} (95%; every game won, so no upper bound)",
+            s.elo_low95
+        ),
+        (false, true) => format!(
+            "at most {:+.0} (95%; every game lost, so no lower bound)",
+            s.elo_high95
+        ),
+        (false, false) => "unknown (no game)".to_string(),
+    }
 }
 
 /// The SPRT's verdict on the games played: (LLR, lower bound, upper
@@ -151,6 +169,8 @@ impl Report {
             "a_points": s.a_points,
             "elo_diff": s.elo_diff,
             "elo_ci95": s.elo_ci95,
+            "elo_low95": s.elo_low95,
+            "elo_high95": s.elo_high95,
             "seconds": self.seconds,
             "a_forfeits": self.forfeits.count[0],
             "b_forfeits": self.forfeits.count[1],
@@ -187,12 +207,13 @@ impl Report {
         };
         let forfeits = &self.forfeits;
         format!(
-            "{} vs {}: {} games, +{} ={} -{}, {:.1} points ({:.1}%)\n\
+            "{} vs {}: {} game{}, +{} ={} -{}, {:.1} points ({:.1}%)\n\
              A as black {}, A as white {}\n\
-             Elo difference {:+.0} ± {:.0} (95%), {seconds:.1} s\n{sprt_line}{}",
+             Elo difference {}, {seconds:.1} s\n{sprt_line}{}",
             m.a,
             m.b,
             s.games,
+            if s.games == 1 { "" } else { "s" },
             s.a_wins,
             s.draws,
             s.b_wins,
@@ -200,8 +221,7 @@ impl Report {
             100.0 * s.a_points / s.games as f64,
             by_colour(true),
             by_colour(false),
-            s.elo_diff,
-            s.elo_ci95,
+            elo_text(s),
             if forfeits.reasons.is_empty() {
                 String::new()
             } else {

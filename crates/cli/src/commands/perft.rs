@@ -1,7 +1,7 @@
 //! `yolah perft`: count the leaves of the game tree, the engine's
 //! correctness and speed check.
 
-use crate::args::StartArgs;
+use crate::args::{whole, StartArgs};
 use anyhow::Result;
 use clap::Args;
 use serde_json::json;
@@ -18,12 +18,12 @@ pub const ABOUT: &str = "Count the leaves of the game tree DEPTH plies deep (a f
 #[command(about = ABOUT)]
 pub struct PerftArgs {
     /// Plies to search.
-    #[arg(value_parser = clap::value_parser!(u32).range(0..=64))]
+    #[arg(value_parser = whole::<u32>(0, 64), allow_negative_numbers = true)]
     depth: u32,
     #[command(flatten)]
     start: StartArgs,
     /// Worker threads.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// List the leaves below each root move.
     #[arg(long)]

@@ -114,6 +114,15 @@ impl PlayArgs {
     /// Plays the game in the terminal (all output goes straight there).
     pub fn run(self) -> Result<String> {
         let start = self.start.position()?;
+        // The file is opened before the first move, so that a path that
+        // cannot be written is said now, not after the game.
+        let save = match &self.save {
+            Some(path) => Some((
+                path,
+                std::fs::File::create(path).with_context(|| format!("cannot write {path}"))?,
+            )),
+            None => None,
+        };
         let mut game = Game {
             seats: [Seat::new(&self.black)?, Seat::new(&self.white)?],
             colour: std::io::stdout().is_terminal(),
@@ -135,8 +144,8 @@ impl PlayArgs {
                 Turn::End => break,
             };
         }
-        if let Some(path) = &self.save {
-            game.save(path, &self.black, &self.white)?;
+        if let Some((path, file)) = save {
+            game.save(path, file, &self.black, &self.white)?;
         }
         Ok(String::new())
     }
@@ -256,8 +265,14 @@ impl Game<'_> {
         Ok(Turn::Stay)
     }
 
-    /// Writes the game as a JSON record to `path`.
-    fn save(&mut self, path: &str, black: &str, white: &str) -> Result<()> {
+    /// Writes the game as a JSON record to `file`, opened at `path`.
+    fn save(
+        &mut self,
+        path: &str,
+        mut file: std::fs::File,
+        black: &str,
+        white: &str,
+    ) -> Result<()> {
         let mut record = GameRecord::from_moves(&self.history);
         if self.start != Position::START {
             record.start = Some(self.start.to_text());
@@ -267,7 +282,7 @@ impl Game<'_> {
         record
             .metadata
             .insert("result".into(), result_text(&self.pos).into());
-        std::fs::write(path, record.to_json() + "\n")
+        file.write_all((record.to_json() + "\n").as_bytes())
             .with_context(|| format!("cannot write {path}"))?;
         writeln!(self.out, "saved the game to {path}")?;
         Ok(())

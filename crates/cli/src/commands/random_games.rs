@@ -1,6 +1,7 @@
 //! `yolah random-games`: play uniformly random games and count the
 //! results, whole or as one shard of a run.
 
+use crate::args::whole;
 use clap::Args;
 use std::time::Instant;
 use yolah::playout::random_games_range;
@@ -20,7 +21,7 @@ pub struct RandomGamesArgs {
     #[command(flatten)]
     run: RandomGamesOptions,
     /// Worker threads.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// Play only shard K of N of the run (1-based, such as 2/8), for
     /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the

@@ -1,6 +1,7 @@
 //! `yolah selfplay`: games of a player against itself, written as training
 //! positions (search scores and results), whole or as one shard of a run.
 
+use crate::args::whole;
 use crate::progress::progress_bar;
 use anyhow::Result;
 use clap::Args;
@@ -21,7 +22,7 @@ pub struct SelfplayArgs {
     #[command(flatten)]
     run: SelfplayOptions,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// Play only shard K of N of the run (1-based, such as 2/8), for
     /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the

@@ -1,7 +1,7 @@
 //! `yolah serve`: the web page and WebSocket games, kept in a database so
 //! that games survive a restart.
 
-use crate::args::{parse_duration_arg, positive_number};
+use crate::args::{parse_duration_arg, positive_number, whole};
 use anyhow::{Context, Result};
 use clap::Args;
 use yolah_server::Limits;
@@ -23,7 +23,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1")]
     addr: std::net::IpAddr,
     /// Port to listen on (0 picks a free one).
-    #[arg(long, default_value_t = 8080)]
+    #[arg(long, default_value_t = 8080, value_parser = whole::<u16>(0, u16::MAX.into()), allow_negative_numbers = true)]
     port: u16,
     /// Computer players the page offers, weakest first (default: six
     /// levels, from Beginner, random, to Strongest, nn:time=2s).
@@ -53,30 +53,30 @@ pub struct ServeArgs {
     #[arg(long, num_args = 1..)]
     public_host: Vec<String>,
     /// Games held in memory at once (in play, or finished and retained).
-    #[arg(long, default_value_t = DEFAULTS.max_games as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_games as u64, value_parser = whole::<u64>(1, 1_000_000), allow_negative_numbers = true)]
     max_games: u64,
     /// Unfinished games one client address may hold.
-    #[arg(long, default_value_t = DEFAULTS.max_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_games_per_addr as u64, value_parser = whole::<u64>(1, 1_000_000), allow_negative_numbers = true)]
     max_games_per_addr: u64,
     /// Games one client address may start in 24 hours (counted in the
     /// database, so across restarts): what it can make the server store.
-    #[arg(long, default_value_t = DEFAULTS.max_daily_games_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_daily_games_per_addr as u64, value_parser = whole::<u64>(1, 1_000_000_000), allow_negative_numbers = true)]
     max_daily_games_per_addr: u64,
     /// Open connections in all.
-    #[arg(long, default_value_t = DEFAULTS.max_connections as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_connections as u64, value_parser = whole::<u64>(1, 1_000_000), allow_negative_numbers = true)]
     max_connections: u64,
     /// Open connections from one client address.
-    #[arg(long, default_value_t = DEFAULTS.max_connections_per_addr as u64, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_connections_per_addr as u64, value_parser = whole::<u64>(1, 1_000_000), allow_negative_numbers = true)]
     max_connections_per_addr: u64,
     /// Watchers of one game.
-    #[arg(long, default_value_t = DEFAULTS.max_watchers as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_watchers as u64, value_parser = whole::<u64>(0, 1_000_000), allow_negative_numbers = true)]
     max_watchers: u64,
     /// Computer searches running at once (default: one per core).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     search_threads: Option<u16>,
     /// Threads each computer search takes when its spec does not say
     /// threads= (default: every core).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    #[arg(long, value_parser = whole::<u16>(1, 256), allow_negative_numbers = true)]
     threads_per_search: Option<u16>,
     /// How long finished or abandoned games stay in memory (they stay in the
     /// database), such as 600s.
@@ -95,22 +95,22 @@ pub struct ServeArgs {
     write_timeout: std::time::Duration,
     /// Messages queued to one connection before a client that does not read
     /// is disconnected.
-    #[arg(long, default_value_t = DEFAULTS.send_queue as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    #[arg(long, default_value_t = DEFAULTS.send_queue as u64, value_parser = whole::<u64>(1, 100_000), allow_negative_numbers = true)]
     send_queue: u64,
     /// Largest WebSocket message or frame a client may send, in bytes.
-    #[arg(long, default_value_t = DEFAULTS.max_message_bytes as u64, value_parser = clap::value_parser!(u64).range(256..=1_048_576))]
+    #[arg(long, default_value_t = DEFAULTS.max_message_bytes as u64, value_parser = whole::<u64>(256, 1_048_576), allow_negative_numbers = true)]
     max_message_bytes: u64,
     /// Bytes buffered for writing to one WebSocket before it is dropped.
-    #[arg(long, default_value_t = DEFAULTS.max_write_buffer as u64, value_parser = clap::value_parser!(u64).range(4_096..=1_073_741_824))]
+    #[arg(long, default_value_t = DEFAULTS.max_write_buffer as u64, value_parser = whole::<u64>(4_096, 1_073_741_824), allow_negative_numbers = true)]
     max_write_buffer: u64,
     /// Analyses queued or running in all (one per connection at most).
-    #[arg(long, default_value_t = DEFAULTS.max_analyses as u64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_analyses as u64, value_parser = whole::<u64>(1, 100_000), allow_negative_numbers = true)]
     max_analyses: u64,
     /// Open challenges in the lobby in all.
-    #[arg(long, default_value_t = DEFAULTS.max_seeks as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_seeks as u64, value_parser = whole::<u64>(0, 1_000_000), allow_negative_numbers = true)]
     max_seeks: u64,
     /// Open challenges from one client address.
-    #[arg(long, default_value_t = DEFAULTS.max_seeks_per_addr as u64, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    #[arg(long, default_value_t = DEFAULTS.max_seeks_per_addr as u64, value_parser = whole::<u64>(0, 1_000_000), allow_negative_numbers = true)]
     max_seeks_per_addr: u64,
     /// Messages per second one connection may send on average.
     #[arg(long, default_value_t = DEFAULTS.messages_per_second, value_parser = positive_number, allow_negative_numbers = true)]

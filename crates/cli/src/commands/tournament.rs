@@ -1,6 +1,7 @@
 //! `yolah tournament`: a round robin with Elo ratings, kept in a resumable
 //! JSONL file, whole or as one shard of a run.
 
+use crate::args::whole;
 use crate::progress::progress_bar;
 use anyhow::Result;
 use clap::Args;
@@ -22,7 +23,7 @@ pub struct TournamentArgs {
     #[command(flatten)]
     run: TournamentOptions,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// Play only shard K of N of the run (1-based, such as 2/8), for
     /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the

@@ -1,5 +1,6 @@
 //! `yolah train`: fit the evaluation network to self-play positions.
 
+use crate::args::whole;
 use anyhow::{bail, Result};
 use clap::Args;
 use yolah_lab::train::{TrainConfig, DEFAULT_HIDDEN1};
@@ -19,10 +20,10 @@ pub struct TrainArgs {
     #[arg(long)]
     out: String,
     /// Passes over the data.
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    #[arg(long, default_value_t = 12, value_parser = whole::<u64>(1, 10_000), allow_negative_numbers = true)]
     epochs: u64,
     /// Seed of initialisation and shuffling.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// Weight of the game result in the target; the rest is the search score.
     #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
@@ -35,17 +36,17 @@ pub struct TrainArgs {
     #[arg(long)]
     dedup: bool,
     /// Width of the network's first layer: 128, 256, 512 or 1024.
-    #[arg(long, default_value_t = DEFAULT_HIDDEN1)]
+    #[arg(long, default_value_t = DEFAULT_HIDDEN1, value_parser = whole::<usize>(0, usize::MAX as u64), allow_negative_numbers = true)]
     width: usize,
     /// Output buckets: 1 (a YOLAHNN2 network), or 4 (YOLAHNN3: the later
     /// layers once for each quarter of the game, by free squares).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<usize>(0, usize::MAX as u64), allow_negative_numbers = true)]
     buckets: usize,
     /// Worker threads (the network is the same on any number).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// Positions per optimizer step.
-    #[arg(long, default_value_t = TrainConfig::default().batch as u64, value_parser = clap::value_parser!(u64).range(4..=1_000_000))]
+    #[arg(long, default_value_t = TrainConfig::default().batch as u64, value_parser = whole::<u64>(4, 1_000_000), allow_negative_numbers = true)]
     batch: u64,
     /// AdamW's learning rate at the start (it falls to a tenth).
     #[arg(long, default_value_t = TrainConfig::default().learning_rate, allow_negative_numbers = true)]

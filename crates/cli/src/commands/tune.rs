@@ -1,6 +1,7 @@
 //! `yolah tune`: the alpha-beta weights tuned by a genetic algorithm, with
 //! a checkpoint after every generation.
 
+use crate::args::whole;
 use crate::progress::progress_bar;
 use anyhow::{anyhow, Result};
 use clap::Args;
@@ -15,22 +16,22 @@ pub const ABOUT: &str = "Tune the alpha-beta weights with a genetic algorithm";
 #[command(about = ABOUT)]
 pub struct TuneArgs {
     /// Individuals per generation.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(2..=10_000))]
+    #[arg(long, default_value_t = 16, value_parser = whole::<u64>(2, 10_000), allow_negative_numbers = true)]
     population: u64,
     /// Generations.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(long, default_value_t = 10, value_parser = whole::<u32>(1, 100_000), allow_negative_numbers = true)]
     generations: u32,
     /// Games per individual per generation, against the hand-set weights.
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, default_value_t = 20, value_parser = whole::<u64>(1, 1_000_000), allow_negative_numbers = true)]
     games_per_eval: u64,
     /// Search depth in fitness games.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=20))]
+    #[arg(long, default_value_t = 3, value_parser = whole::<u32>(1, 20), allow_negative_numbers = true)]
     depth: u32,
     /// Seed of the whole run.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// Where the best weights go (JSON); the checkpoint is FILE.checkpoint.
     #[arg(long)]

@@ -111,7 +111,14 @@ impl<'a, E: Evaluator> Worker<'a, E> {
     ) -> ((Move, i32), u32) {
         let root_key = key(pos);
         let root_state = self.evaluator.root_state(pos);
-        let mut best = (moves[0], self.evaluator.evaluate(pos, &root_state, 0));
+        // A finished game's value is its result, not the evaluation's guess
+        // (with one legal move and a time or node budget nothing is searched).
+        let first = if pos.is_game_over() {
+            terminal(pos, 0)
+        } else {
+            self.evaluator.evaluate(pos, &root_state, 0)
+        };
+        let mut best = (moves[0], first);
         let mut completed = 0;
         let budget = self.shared.budget;
         // For time management: the last completed iteration's best, and

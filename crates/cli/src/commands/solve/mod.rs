@@ -2,7 +2,7 @@
 //! (`bench`), which checks the solver against plain alpha-beta on
 //! endgames it makes itself and reports how many fewer nodes it needs.
 
-use crate::args::{parse_duration_arg, StartArgs};
+use crate::args::{ensure_not_over, parse_duration_arg, whole, StartArgs};
 use anyhow::{bail, Result};
 use clap::Args;
 
@@ -29,20 +29,20 @@ pub struct SolveArgs {
     #[arg(long, value_parser = parse_duration_arg, conflicts_with = "bench")]
     time: Option<std::time::Duration>,
     /// Solve this many endgames both ways and compare.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000), conflicts_with_all = ["moves", "position"])]
+    #[arg(long, value_parser = whole::<u64>(1, 100_000), allow_negative_numbers = true, conflicts_with_all = ["moves", "position"])]
     bench: Option<u64>,
     /// Seed of the bench's random games.
-    #[arg(long, default_value_t = 1, requires = "bench")]
+    #[arg(long, default_value_t = 1, requires = "bench", value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// The bench's endgames are at least this many plies before the end of their game.
-    #[arg(long, default_value_t = 20, requires = "bench", value_parser = clap::value_parser!(u64).range(1..=120))]
+    #[arg(long, default_value_t = 20, requires = "bench", value_parser = whole::<u64>(1, 120), allow_negative_numbers = true)]
     min_plies: u64,
     /// Plain alpha-beta's node limit in the bench: endgames it cannot
     /// solve within it are left out.
-    #[arg(long, default_value_t = 5_000_000, requires = "bench", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, default_value_t = 5_000_000, requires = "bench", value_parser = whole::<u64>(1, u64::MAX), allow_negative_numbers = true)]
     plain_nodes: u64,
     /// Bench worker threads.
-    #[arg(long, default_value_t = 1, requires = "bench", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    #[arg(long, default_value_t = 1, requires = "bench", value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
     /// Print one JSON object.
     #[arg(long)]
@@ -86,15 +86,7 @@ fn colour_name(c: Color) -> &'static str {
 
 /// Solves `pos`, giving up after `time` if one is set.
 fn solve_command(pos: &Position, time: Option<Duration>, json: bool) -> Result<String> {
-    if pos.is_game_over() {
-        bail!(
-            "the game is over ({} {}, {} {}): nothing to solve",
-            colour_name(Color::Black),
-            pos.score(Color::Black),
-            colour_name(Color::White),
-            pos.score(Color::White)
-        );
-    }
+    ensure_not_over(pos, "solve")?;
     let limits = Limits { nodes: None, time };
     let mut solver = Solver::new();
     let Some(s) = solver.solve_within(pos, limits, &Stop::new()) else {
