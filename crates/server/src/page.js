@@ -117,6 +117,8 @@ function connect() {
   S.ws = ws;
   ws.onopen = () => {
     S.retry = 0;
+    // The connection is back: the notes that said it was lost go.
+    for (const id of ["homeMsg", "amsg"]) if ($(id).textContent === OFFLINE) $(id).textContent = "";
     if (S.wanted) send(S.wanted);
     if (S.view === "home") send({type: "lobby"});
     if (S.view === "analysis") requestAnalysis();
@@ -125,10 +127,17 @@ function connect() {
   ws.onclose = () => {
     if (S.ws !== ws) return;
     if (S.view === "game") $("status").textContent = "Connection lost: reconnecting…";
+    else $(S.view === "analysis" ? "amsg" : "homeMsg").textContent = OFFLINE;
     setTimeout(connect, Math.min(10000, 500 * 2 ** S.retry++));
   };
 }
-function send(message) { if (S.ws && S.ws.readyState === 1) S.ws.send(JSON.stringify(message)); }
+// What the home and analysis views say while the server cannot be reached.
+const OFFLINE = "Cannot reach the server: reconnecting…";
+// Sends a message, or says that it cannot (a click must not do nothing).
+function send(message) {
+  if (S.ws && S.ws.readyState === 1) S.ws.send(JSON.stringify(message));
+  else showError(OFFLINE);
+}
 function reconnect() { const old = S.ws; S.ws = null; if (old) old.close(); connect(); }
 
 function showError(text) {
@@ -220,19 +229,30 @@ function renderLive() {
   $("liveTotal").textContent = l.live_total ? `(${l.live_total})` : "";
   $("liveMore").hidden = games.length >= l.live_total;
 }
+// A page of JSON from the server, or null after saying why not.
+async function fetchJson(url, what) {
+  try {
+    const r = await fetch(url);
+    if (r.ok) return await r.json();
+    showError(`Could not load ${what}: ${(await r.text()) || r.status}`);
+  } catch (e) {
+    showError(`Could not load ${what}: the server cannot be reached`);
+  }
+  return null;
+}
 $("liveMore").onclick = async () => {
-  const r = await fetch(`/live?offset=${S.lobby.live.length + S.liveExtra.length}&limit=20`);
-  if (r.ok) { S.liveExtra = S.liveExtra.concat((await r.json()).games); renderLive(); }
+  const page = await fetchJson(`/live?offset=${S.lobby.live.length + S.liveExtra.length}&limit=20`, "more games");
+  if (page) { S.liveExtra = S.liveExtra.concat(page.games); renderLive(); }
 };
 
-// The rules, stepped through the book's first moves.
+// The rules, stepped through two opening moves on the board.
 const RULES = [
   [START, null, [], "Yolah is played on a chess board. Black and White have four pieces each; Black moves first."],
   [START, "d5", null, "A piece moves like a chess queen: as far as it likes in a straight line, but never onto or across another piece or a hole."],
   ["w6b/1b6/8/3xw3/3wb3/8/8/b6w w 1 0 1", "d5:b7", [], "Black plays d5:b7. The square it left becomes a hole: nobody may land on it or cross it again. Each move scores one point: Black 1, White 0."],
   ["w6b/1b6/8/3xw3/3wb3/8/8/b6w w 1 0 1", "e5", null, "Now White. Holes block like pieces, so the board shrinks with every move."],
   ["w6b/1b6/8/3xxw2/3wb3/8/8/b6w b 1 1 2", "e5:f5", [], "White plays e5:f5: one point each. Cut your opponent off from the open squares and keep some for yourself."],
-  ["w6b/1b6/8/3xxw2/3wb3/8/8/b6w b 1 1 2", null, [], "A side with no move passes (shown as “pass”). When neither side can move the game ends: most points wins. Pick a level above and try it."],
+  ["w6b/1b6/8/3xxw2/3wb3/8/8/b6w b 1 1 2", null, [], "A side with no move passes (shown as “pass”). When neither side can move the game ends: most points wins. Pick a level under “Play the computer” and try it."],
 ];
 function renderRule() {
   const [text, mark, dests, words] = RULES[S.rule];
@@ -253,9 +273,8 @@ $("ruleNext").onclick = () => { S.rule = (S.rule + 1) % RULES.length; renderRule
 
 // The archive: finished games, newest first, a page at a time.
 async function loadGames() {
-  const r = await fetch(`/games?limit=20${S.archiveNext ? `&before=${S.archiveNext}` : ""}`);
-  if (!r.ok) return;
-  const page = await r.json();
+  const page = await fetchJson(`/games?limit=20${S.archiveNext ? `&before=${S.archiveNext}` : ""}`, "the finished games");
+  if (!page) return;
   for (const g of page.games) {
     const li = document.createElement("li");
     const side = (p, n) => p === "human" ? (n || "Anonymous") : levelName(p);

@@ -302,9 +302,20 @@ try {
   // reconnect by themselves, the game and its clock come back.
   const before = await ada.evaluate(() => ({ moves: S.state.moves.length, black: S.state.clock.black_ms, states: S.states }));
   const cyStates = await cy.evaluate(() => S.states);
+  // A visitor on the home page meanwhile: told the server is gone (a click
+  // says so again rather than doing nothing), and untold once it is back.
+  const visitor = await person({ width: 1200, height: 900 }, false);
+  await visitor.goto(url);
+  await visitor.waitForSelector("#levels button");
   server.kill("SIGKILL");
   await waitText(ada, "#status", "Connection lost");
+  await waitText(visitor, "#homeMsg", "Cannot reach the server");
+  await visitor.evaluate(() => { document.getElementById("homeMsg").textContent = ""; });
+  await visitor.click("#friend");
+  await waitText(visitor, "#homeMsg", "Cannot reach the server");
   await startServer();
+  await waitText(visitor, "#homeMsg", "^$");
+  await visitor.context().close();
   // A state from the new server (more states than before the kill).
   await ada.waitForFunction(b => S.states > b.states && S.state.moves.length === b.moves && S.state.clock.running === "black", before, WAIT);
   const after = await ada.evaluate(() => S.state.clock.black_ms);
