@@ -324,6 +324,8 @@ fn search_options_are_spec_keys() {
         "nn:ch=1,cm=1,fo=1,depth=5",
         "alphabeta:ch=1,nodes=50000",
         "nn:rfd=1,depth=6",
+        "nn:pc=1,depth=6",
+        "alphabeta:pc=1,nodes=50000",
     ] {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
@@ -343,6 +345,7 @@ fn search_options_are_spec_keys() {
         ("ch=1", Position::START),
         ("cm=1", Position::START),
         ("rfd=1", ahead),
+        ("pc=1", ahead),
     ] {
         let plain = nodes("nn:depth=6", &pos);
         assert_ne!(

@@ -169,6 +169,11 @@ pub struct SearchOptions {
     /// instead of 4 (with `rfp` on; the margin grows with the depth as
     /// before).
     pub rfp_deeper: bool,
+    /// ProbCut: off the principal variation, 5 or more plies from the
+    /// horizon, a node whose static value is 100 centipoints or more beyond
+    /// its window is searched 4 plies shallower with the window moved that
+    /// far out, and cut if that search agrees.
+    pub probcut: bool,
 }
 
 impl SearchOptions {
@@ -191,6 +196,7 @@ impl SearchOptions {
         freeze_order: false,
         continuation: false,
         rfp_deeper: false,
+        probcut: false,
     };
 }
 
@@ -215,14 +221,15 @@ impl Default for SearchOptions {
             freeze_order: false,
             continuation: false,
             rfp_deeper: false,
+            probcut: false,
         }
     }
 }
 
 /// The spec keys of [`SearchOptions`].
-const OPTION_KEYS: [&str; 17] = [
+const OPTION_KEYS: [&str; 18] = [
     "lmr", "rfp", "lmp", "asp", "cm", "tm", "eo", "hm", "nwr", "nmp", "iir", "pvr", "se", "xr",
-    "fo", "ch", "rfd",
+    "fo", "ch", "rfd", "pc",
 ];
 
 /// The spec's search options (the defaults for keys not given).
@@ -252,5 +259,6 @@ fn parse_options(spec: &Spec) -> Result<SearchOptions, SpecError> {
         freeze_order: flag("fo", d.freeze_order)?,
         continuation: flag("ch", d.continuation)?,
         rfp_deeper: flag("rfd", d.rfp_deeper)?,
+        probcut: flag("pc", d.probcut)?,
     })
 }

@@ -14,12 +14,14 @@ use yolah::{Move, Position, MAX_MOVES};
 mod freeze;
 mod history;
 mod null_move;
+mod probcut;
 mod singular;
 
 use freeze::freezes;
 pub(super) use history::CONTINUATION_SLOTS;
 use history::{continuation_index, move_index, with_gravity, CONTINUATION_CAP};
 use null_move::NMP_DEPTH;
+use probcut::PC_DEPTH;
 use singular::Singular;
 
 pub(super) struct Worker<'a, E: Evaluator> {
@@ -361,6 +363,23 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             && self.static_value(&mut static_value, pos, state, ply) >= beta
         {
             if let Some(score) = self.null_move(pos, state, key, depth, beta, ply) {
+                return score;
+            }
+            if self.aborted {
+                return 0;
+            }
+        }
+        // ProbCut: a static value far beyond the window, confirmed by a
+        // shallow search, cuts the node (`pc`).
+        if options.probcut
+            && !pv_node
+            && excluded.is_none()
+            && depth >= PC_DEPTH
+            && beta.abs() < DECIDED
+            && alpha.abs() < DECIDED
+        {
+            let eval = self.static_value(&mut static_value, pos, state, ply);
+            if let Some(score) = self.probcut(pos, state, key, depth, alpha, beta, eval, ply) {
                 return score;
             }
             if self.aborted {

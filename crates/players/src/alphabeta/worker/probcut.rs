@@ -1,0 +1,57 @@
+//! ProbCut (Buro's, from Othello programs): far enough from the horizon, a
+//! node whose static value is well beyond its window is first searched
+//! [`PC_REDUCTION`] plies shallower with a window moved [`PC_MARGIN`]
+//! further out; when that shallow search confirms it, the node is cut
+//! without the full search. A shallow search's value predicts a deeper
+//! one's closely in this game (the evaluation sees territory, which moves
+//! little from one ply to the next), so the margin can be small. It is the
+//! `pc` search option (search-log row 54).
+
+use super::Worker;
+use crate::eval::Evaluator;
+use yolah::Position;
+
+/// ProbCut works this many plies or more from the horizon...
+pub(super) const PC_DEPTH: u32 = 5;
+/// ...searching this many plies less deep...
+const PC_REDUCTION: u32 = 4;
+/// ...with its window this far beyond beta (or below alpha), in
+/// centipoints. The static value must be beyond it as well.
+const PC_MARGIN: i32 = 100;
+
+impl<E: Evaluator> Worker<'_, E> {
+    /// ProbCut at a null-window node `depth` plies from the horizon whose
+    /// static value is `eval`: the bound to return when a shallow search
+    /// shows the node's value above `beta + PC_MARGIN` (the node fails
+    /// high: `beta`) or below `alpha - PC_MARGIN` (it fails low: `alpha`),
+    /// or `None`. Only tried on the side the static value points to.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn probcut(
+        &mut self,
+        pos: &Position,
+        state: &E::State,
+        key: u64,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+        eval: i32,
+        ply: u32,
+    ) -> Option<i32> {
+        debug_assert!(depth >= PC_DEPTH);
+        let shallow = depth - PC_REDUCTION;
+        if eval >= beta + PC_MARGIN {
+            let bound = beta + PC_MARGIN;
+            let s = self.search(pos, state, key, shallow, bound - 1, bound, ply);
+            if !self.aborted && s >= bound {
+                return Some(beta);
+            }
+        } else if eval <= alpha - PC_MARGIN {
+            let bound = alpha - PC_MARGIN;
+            let s = self.search(pos, state, key, shallow, bound, bound + 1, ply);
+            if !self.aborted && s <= bound {
+                return Some(alpha);
+            }
+        }
+        None
+    }
+}
