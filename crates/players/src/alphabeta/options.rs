@@ -221,7 +221,7 @@ impl Default for SearchOptions {
             freeze_order: false,
             continuation: false,
             rfp_deeper: false,
-            probcut: false,
+            probcut: true,
         }
     }
 }
