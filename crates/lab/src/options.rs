@@ -93,8 +93,8 @@ pub struct RandomGamesOptions {
 /// size, a seed, in every front end's options. Those options also set
 /// `allow_negative_numbers`, so that `--games -1` reaches it (clap would
 /// otherwise take `-1` for an unknown option and suggest `-- -1`) and is
-/// refused for what it is; clap then says, for instance, "invalid value
-/// '-1' for '--games <GAMES>': it cannot be negative". `-0` is zero.
+/// refused for what it is; clap then says, for instance, `invalid value
+/// '-1' for '--games <GAMES>': it cannot be negative`. `-0` is zero.
 pub fn whole<T: TryFrom<u64>>(
     least: u64,
     most: u64,
