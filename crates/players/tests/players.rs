@@ -330,9 +330,10 @@ fn search_options_are_spec_keys() {
         let a = from_spec(good).unwrap().analyse(&Position::START);
         assert!(Position::START.legal_moves().contains(a.best_move));
     }
-    // The options reach the search: to a fixed depth, the moves are
-    // searched in another order (and so pruned and reduced otherwise), or
-    // pruned further from the horizon, with other node counts. From the
+    // The options reach the search (`pc`, on by default, when turned off):
+    // to a fixed depth, the moves are searched in another order (and so
+    // pruned and reduced otherwise), or pruned further from the horizon,
+    // with other node counts. From the
     // start, or 24 random plies on, where one side is ahead and a deeper
     // reverse futility has values far above beta to cut.
     let mut rng = yolah::Rng::new(3);
@@ -345,7 +346,7 @@ fn search_options_are_spec_keys() {
         ("ch=1", Position::START),
         ("cm=1", Position::START),
         ("rfd=1", ahead),
-        ("pc=1", ahead),
+        ("pc=0", ahead),
     ] {
         let plain = nodes("nn:depth=6", &pos);
         assert_ne!(
