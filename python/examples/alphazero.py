@@ -47,6 +47,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import math  # noqa: E402
 import multiprocessing  # noqa: E402
 import signal  # noqa: E402
 import sys  # noqa: E402
@@ -379,7 +380,9 @@ def evaluate(path, args, seed):
             "draws": r["draws"],
             "losses": r["b_wins"],
             "elo": r["elo_diff"],
-            "elo_ci95": r["elo_ci95"],
+            # Infinite after a sweep (one-sided interval): None, so that the
+            # log stays JSON.
+            "elo_ci95": r["elo_ci95"] if math.isfinite(r["elo_ci95"]) else None,
         }
     return results
 

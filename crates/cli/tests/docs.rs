@@ -613,7 +613,7 @@ fn cli_reference_transcripts_replay() {
             if part.is_empty() {
                 continue;
             }
-            let at = (from..=out.len().saturating_sub(part.len()))
+            let at = (from..(out.len() + 1).saturating_sub(part.len()))
                 .find(|&i| out[i..i + part.len()] == *part)
                 .unwrap_or_else(|| {
                     panic!(

@@ -102,7 +102,7 @@ pub fn whole<T: TryFrom<u64>>(
     use std::num::IntErrorKind;
     move |text| {
         let digits = match text.strip_prefix('-') {
-            Some(rest) if rest.parse::<f64>().is_ok_and(|x| x == 0.0) => "0",
+            Some(rest) if !rest.is_empty() && rest.bytes().all(|b| b == b'0') => "0",
             Some(rest)
                 if rest.starts_with(|c: char| c.is_ascii_digit())
                     && rest.parse::<f64>().is_ok() =>

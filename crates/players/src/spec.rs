@@ -141,7 +141,7 @@ impl fmt::Display for SpecError {
                 // `nn,time=1s`: a known name, then options after the wrong mark.
                 if let Some((head, tail)) = name.split_once([',', ' ']) {
                     let known = players.iter().any(|p| p.split(':').next() == Some(head));
-                    if known && !tail.is_empty() && !name.contains(':') {
+                    if known && !tail.is_empty() {
                         write!(f, "; options follow a colon, as in \"{head}:{tail}\"")?;
                     }
                 }

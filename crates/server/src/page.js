@@ -133,9 +133,11 @@ function connect() {
 }
 // What the home and analysis views say while the server cannot be reached.
 const OFFLINE = "Cannot reach the server: reconnecting…";
-// Sends a message, or says that it cannot (a click must not do nothing).
+// Sends a message; while the socket is still opening, it waits for it;
+// with the connection lost, says so (a click must not do nothing).
 function send(message) {
   if (S.ws && S.ws.readyState === 1) S.ws.send(JSON.stringify(message));
+  else if (S.ws && S.ws.readyState === 0) S.ws.addEventListener("open", () => send(message), {once: true});
   else showError(OFFLINE);
 }
 function reconnect() { const old = S.ws; S.ws = null; if (old) old.close(); connect(); }

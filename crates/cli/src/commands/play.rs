@@ -114,17 +114,25 @@ impl PlayArgs {
     /// Plays the game in the terminal (all output goes straight there).
     pub fn run(self) -> Result<String> {
         let start = self.start.position()?;
+        let seats = [Seat::new(&self.black)?, Seat::new(&self.white)?];
         // The file is opened before the first move, so that a path that
-        // cannot be written is said now, not after the game.
+        // cannot be written is said now, not after the game; it is emptied
+        // only when the game is written, so a game that fails keeps what the
+        // file held.
         let save = match &self.save {
             Some(path) => Some((
                 path,
-                std::fs::File::create(path).with_context(|| format!("cannot write {path}"))?,
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(path)
+                    .with_context(|| format!("cannot write {path}"))?,
             )),
             None => None,
         };
         let mut game = Game {
-            seats: [Seat::new(&self.black)?, Seat::new(&self.white)?],
+            seats,
             colour: std::io::stdout().is_terminal(),
             out: std::io::stdout().lock(),
             start,
@@ -282,7 +290,8 @@ impl Game<'_> {
         record
             .metadata
             .insert("result".into(), result_text(&self.pos).into());
-        file.write_all((record.to_json() + "\n").as_bytes())
+        file.set_len(0)
+            .and_then(|()| file.write_all((record.to_json() + "\n").as_bytes()))
             .with_context(|| format!("cannot write {path}"))?;
         writeln!(self.out, "saved the game to {path}")?;
         Ok(())
