@@ -14,14 +14,14 @@ use yolah::{Move, Position, MAX_MOVES};
 mod freeze;
 mod history;
 mod null_move;
+mod ordering;
 mod probcut;
 mod singular;
 
-use freeze::freezes;
+use history::move_index;
 pub(super) use history::CONTINUATION_SLOTS;
-use history::{continuation_index, move_index, with_gravity, CONTINUATION_CAP};
 use null_move::NMP_DEPTH;
-use probcut::PC_DEPTH;
+use ordering::{MoveKeys, LATE};
 use singular::Singular;
 
 pub(super) struct Worker<'a, E: Evaluator> {
@@ -371,19 +371,11 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         }
         // ProbCut: a static value far beyond the window, confirmed by a
         // shallow search, cuts the node (`pc`).
-        if options.probcut
-            && !pv_node
-            && excluded.is_none()
-            && depth >= PC_DEPTH
-            && beta.abs() < DECIDED
-            && alpha.abs() < DECIDED
-        {
-            let eval = self.static_value(&mut static_value, pos, state, ply);
-            if let Some(score) = self.probcut(pos, state, key, depth, alpha, beta, eval, ply) {
+        if options.probcut && !pv_node && excluded.is_none() {
+            if let Some(score) =
+                self.probcut(pos, state, key, depth, alpha, beta, ply, &mut static_value)
+            {
                 return score;
-            }
-            if self.aborted {
-                return 0;
             }
         }
         // Internal iterative reduction: with no move from the table the
@@ -396,7 +388,6 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         };
         let moves = pos.legal_moves();
         let mut order = [0i32; MAX_MOVES];
-        let killers = self.heuristics.killers[ply as usize];
         let previous = move_index(self.line[ply as usize - 1]);
         // The earlier moves the continuation history follows (`ch`): the
         // opponent's last, and our own before it (unknown at the root's
@@ -404,39 +395,22 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let earlier = |back: u32| {
             (options.continuation && ply >= back).then(|| self.line[(ply - back) as usize])
         };
-        let followed = [earlier(1), earlier(2)];
-        let countermove = if options.countermove {
-            Some(self.heuristics.countermoves[previous])
-        } else {
-            None
+        let keys = MoveKeys {
+            table_move,
+            killers: self.heuristics.killers[ply as usize],
+            previous,
+            countermove: options
+                .countermove
+                .then(|| self.heuristics.countermoves[previous]),
+            followed: [earlier(1), earlier(2)],
+            // Far enough from the horizon, the moves after the table move,
+            // killers and countermove go in the order of the static values
+            // they leave (territory and all), rather than by history.
+            evaluate_children: options.eval_order && depth >= EVAL_ORDER_DEPTH,
+            freeze_order: options.freeze_order,
         };
-        // Far enough from the horizon, the moves after the table move,
-        // killers and countermove go in the order of the static values
-        // they leave (territory and all), rather than by history.
-        let evaluate_children = options.eval_order && depth >= EVAL_ORDER_DEPTH;
         for (o, &m) in order.iter_mut().zip(moves.iter()) {
-            *o = if Some(m) == table_move {
-                1 << 30
-            } else if m == killers[0] {
-                1 << 29
-            } else if m == killers[1] {
-                1 << 28
-            } else if Some(m) == countermove {
-                (1 << 28) - 1
-            } else if evaluate_children {
-                // The child's value is the opponent's: lower is better.
-                let mut child = *pos;
-                child.play(m);
-                let cs = self.evaluator.child_state(state, pos, m);
-                -self.evaluator.evaluate(&child, &cs, ply + 1)
-            } else if options.freeze_order && freezes(pos, m) {
-                // Below the killers and the countermove, above the plain
-                // history (halved to fit); with `ch` a move's history sum
-                // may pass it.
-                (1 << 27) + self.history_score(m, &followed).min((1 << 27) - 1) / 2
-            } else {
-                self.history_score(m, &followed)
-            };
+            *o = self.order_key(pos, state, m, ply, &keys);
         }
         let mut moves = moves;
         let list = moves.as_mut_slice();
@@ -501,7 +475,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 // null window, search again only if it is not. A late move
                 // (not the table's, not a killer) is first searched less
                 // deep, and at full depth only if it then beats alpha.
-                let late = order[i] < 1 << 28;
+                let late = order[i] < LATE;
                 let reduction = if options.lmr && late && depth >= 3 && i >= 3 {
                     // A ply more off the principal variation, with the
                     // option: such a node only has to be proved worse.
@@ -549,31 +523,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 if score > alpha {
                     alpha = score;
                     if alpha >= beta {
-                        if m != killers[0] {
-                            self.heuristics.killers[ply as usize] = [m, killers[0]];
-                        }
-                        let bonus = (depth * depth) as i32;
-                        let history = &mut self.heuristics.history;
-                        if options.history_malus {
-                            for tried in &list[..i] {
-                                let h = &mut history[move_index(*tried)];
-                                *h = with_gravity(*h, -bonus);
-                            }
-                        }
-                        let h = &mut history[move_index(m)];
-                        *h = if options.history_malus {
-                            with_gravity(*h, bonus)
-                        } else {
-                            (*h + bonus).min(1 << 27)
-                        };
-                        for (back, e) in (1..).zip(followed) {
-                            if let Some(e) = e {
-                                let h = &mut self.heuristics.continuation
-                                    [continuation_index(back, e, m)];
-                                *h = (*h + bonus).min(CONTINUATION_CAP);
-                            }
-                        }
-                        self.heuristics.countermoves[previous] = m;
+                        self.reward_cut(m, &list[..i], depth, ply, &keys);
                         break;
                     }
                 }
@@ -592,17 +542,6 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         };
         self.table.store(key, entry);
         best
-    }
-
-    /// Move `m`'s history score: the plain history, and with `ch` what it
-    /// earned after each of the `followed` earlier moves.
-    #[inline]
-    fn history_score(&self, m: Move, followed: &[Option<Move>; 2]) -> i32 {
-        let h = &self.heuristics;
-        (1..)
-            .zip(followed)
-            .filter_map(|(back, e)| e.map(|e| h.continuation[continuation_index(back, e, m)]))
-            .fold(h.history[move_index(m)], |sum, c| sum + c)
     }
 
     /// The static value of `pos`, evaluated once per node: `cache` keeps it.

@@ -9,10 +9,11 @@
 
 use super::Worker;
 use crate::eval::Evaluator;
+use crate::score::DECIDED;
 use yolah::Position;
 
 /// ProbCut works this many plies or more from the horizon...
-pub(super) const PC_DEPTH: u32 = 5;
+const PC_DEPTH: u32 = 5;
 /// ...searching this many plies less deep...
 const PC_REDUCTION: u32 = 4;
 /// ...with its window this far beyond beta (or below alpha), in
@@ -20,11 +21,15 @@ const PC_REDUCTION: u32 = 4;
 const PC_MARGIN: i32 = 100;
 
 impl<E: Evaluator> Worker<'_, E> {
-    /// ProbCut at a null-window node `depth` plies from the horizon whose
-    /// static value is `eval`: the bound to return when a shallow search
-    /// shows the node's value above `beta + PC_MARGIN` (the node fails
-    /// high: `beta`) or below `alpha - PC_MARGIN` (it fails low: `alpha`),
-    /// or `None`. Only tried on the side the static value points to.
+    /// ProbCut at a null-window node `depth` plies from the horizon: the
+    /// score to return, or `None` to search the node. When the node is far
+    /// enough from the horizon and its window not decided, and its static
+    /// value (evaluated into `static_value` if it was not yet) is beyond
+    /// the window by [`PC_MARGIN`], a shallow search decides: it shows the
+    /// node's value above `beta + PC_MARGIN` (the node fails high: `beta`)
+    /// or below `alpha - PC_MARGIN` (it fails low: `alpha`). Only tried on
+    /// the side the static value points to. `Some(0)` if the search was
+    /// stopped meanwhile.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn probcut(
         &mut self,
@@ -34,24 +39,29 @@ impl<E: Evaluator> Worker<'_, E> {
         depth: u32,
         alpha: i32,
         beta: i32,
-        eval: i32,
         ply: u32,
+        static_value: &mut Option<i32>,
     ) -> Option<i32> {
-        debug_assert!(depth >= PC_DEPTH);
+        if depth < PC_DEPTH || beta.abs() >= DECIDED || alpha.abs() >= DECIDED {
+            return None;
+        }
+        let eval = self.static_value(static_value, pos, state, ply);
         let shallow = depth - PC_REDUCTION;
-        if eval >= beta + PC_MARGIN {
+        let cut = if eval >= beta + PC_MARGIN {
             let bound = beta + PC_MARGIN;
             let s = self.search(pos, state, key, shallow, bound - 1, bound, ply);
-            if !self.aborted && s >= bound {
-                return Some(beta);
-            }
+            (s >= bound).then_some(beta)
         } else if eval <= alpha - PC_MARGIN {
             let bound = alpha - PC_MARGIN;
             let s = self.search(pos, state, key, shallow, bound, bound + 1, ply);
-            if !self.aborted && s <= bound {
-                return Some(alpha);
-            }
+            (s <= bound).then_some(alpha)
+        } else {
+            None
+        };
+        if self.aborted {
+            Some(0)
+        } else {
+            cut
         }
-        None
     }
 }

@@ -1,0 +1,87 @@
+//! Move ordering: the key each move of a node is searched by, highest
+//! first. The table's move, then the killers, then the countermove, then
+//! the rest by history (or, far enough from the horizon, by the static
+//! value they leave).
+
+use super::history::{continuation_index, move_index, CONTINUATIONS};
+use super::Worker;
+use crate::eval::Evaluator;
+use yolah::{Move, Position};
+
+/// The table's move's key: first.
+const TABLE_KEY: i32 = 1 << 30;
+/// The killers' keys, the first killer before the second.
+const KILLER_KEYS: [i32; 2] = [1 << 29, 1 << 28];
+/// The countermove's key: after the killers.
+const COUNTERMOVE_KEY: i32 = KILLER_KEYS[1] - 1;
+/// A move keyed below this (the countermove and every move after it) is
+/// "late": late-move reductions apply to it.
+pub(super) const LATE: i32 = KILLER_KEYS[1];
+/// A freezing move's key, with `fo`, before half its history: below the
+/// countermove, above the plain history.
+const FREEZE_KEY: i32 = 1 << 27;
+
+/// What orders a node's moves, and what a cut among them teaches the
+/// tables: read once when the node's search begins.
+pub(super) struct MoveKeys {
+    /// The table's move, if the table has one.
+    pub(super) table_move: Option<Move>,
+    /// The node's killers.
+    pub(super) killers: [Move; 2],
+    /// The slot of the move that led to the node (the countermove's key).
+    pub(super) previous: usize,
+    /// The countermove (with the option).
+    pub(super) countermove: Option<Move>,
+    /// The earlier moves the continuation history follows (`ch`).
+    pub(super) followed: [Option<Move>; CONTINUATIONS],
+    /// Whether the later moves go by the static value they leave.
+    pub(super) evaluate_children: bool,
+    /// Whether freezing moves go before the plain history (`fo`).
+    pub(super) freeze_order: bool,
+}
+
+impl<E: Evaluator> Worker<'_, E> {
+    /// Move `m`'s key at the node `pos` (whose evaluator state is `state`)
+    /// at `ply`: higher is searched first.
+    pub(super) fn order_key(
+        &self,
+        pos: &Position,
+        state: &E::State,
+        m: Move,
+        ply: u32,
+        keys: &MoveKeys,
+    ) -> i32 {
+        if Some(m) == keys.table_move {
+            TABLE_KEY
+        } else if m == keys.killers[0] {
+            KILLER_KEYS[0]
+        } else if m == keys.killers[1] {
+            KILLER_KEYS[1]
+        } else if Some(m) == keys.countermove {
+            COUNTERMOVE_KEY
+        } else if keys.evaluate_children {
+            // The child's value is the opponent's: lower is better.
+            let mut child = *pos;
+            child.play(m);
+            let cs = self.evaluator.child_state(state, pos, m);
+            -self.evaluator.evaluate(&child, &cs, ply + 1)
+        } else if keys.freeze_order && super::freeze::freezes(pos, m) {
+            // Halved to fit below the countermove; with `ch` a move's
+            // history sum may pass it.
+            FREEZE_KEY + self.history_score(m, &keys.followed).min(FREEZE_KEY - 1) / 2
+        } else {
+            self.history_score(m, &keys.followed)
+        }
+    }
+
+    /// Move `m`'s history score: the plain history, and with `ch` what it
+    /// earned after each of the `followed` earlier moves.
+    #[inline]
+    fn history_score(&self, m: Move, followed: &[Option<Move>; CONTINUATIONS]) -> i32 {
+        let h = &self.heuristics;
+        (1..)
+            .zip(followed)
+            .filter_map(|(back, e)| e.map(|e| h.continuation[continuation_index(back, e, m)]))
+            .fold(h.history[move_index(m)], |sum, c| sum + c)
+    }
+}
