@@ -123,6 +123,38 @@ impl GameRecord {
         })
     }
 
+    /// The 1-based line of `text`, a move list as [`GameRecord::parse`]
+    /// reads it, on which its `ply`-th move (1-based) is written; `None`
+    /// for a JSON record or a ply past the last move. Errors of a text
+    /// file name it, as in `game.txt:3: ply 7, ...`.
+    ///
+    /// ```
+    /// use yolah::record::GameRecord;
+    /// let text = "d5:b7 e5:c7  # opening\n\nb7:b5\n";
+    /// assert_eq!(GameRecord::move_line(text, 2), Some(1));
+    /// assert_eq!(GameRecord::move_line(text, 3), Some(3));
+    /// assert_eq!(GameRecord::move_line(text, 4), None);
+    /// ```
+    pub fn move_line(text: &str, ply: usize) -> Option<usize> {
+        if text.trim_start().starts_with('{') || ply == 0 {
+            return None;
+        }
+        let mut before = 0;
+        for (i, line) in text.lines().enumerate() {
+            let here = line
+                .split('#')
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .count();
+            if before + here >= ply {
+                return Some(i + 1);
+            }
+            before += here;
+        }
+        None
+    }
+
     /// The start position.
     pub fn start_position(&self) -> Result<Position, RecordError> {
         match &self.start {

@@ -9,7 +9,7 @@ use crate::players::settings_error;
 use clap::{Parser, Subcommand};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use yolah_lab::options::{RandomGamesOptions, SelfplayOptions, TournamentOptions};
+use yolah_lab::options::{whole, RandomGamesOptions, SelfplayOptions, TournamentOptions};
 
 /// `yolah-ray`: the runs of the `yolah` command, as Ray tasks.
 #[derive(Parser)]
@@ -24,10 +24,10 @@ struct RayCli {
     #[arg(long)]
     address: Option<String>,
     /// Tasks running at once (default: the CPUs).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    #[arg(long, value_parser = whole::<u64>(1, 1_000_000), allow_negative_numbers = true)]
     workers: Option<u64>,
     /// Games one task plays.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = whole::<u64>(1, u64::MAX), allow_negative_numbers = true)]
     games_per_task: Option<u64>,
     #[command(subcommand)]
     command: RayCommand,

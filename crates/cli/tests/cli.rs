@@ -104,11 +104,11 @@ fn bad_input_is_explained() {
     fails_with(&["random-games", "--games", "lots"], "invalid value");
     fails_with(&["replay", "/no/such/file"], "cannot read /no/such/file");
     let bad = temp_file("bad.txt", "d5:b7\ne5:c7\nb7:b7\n");
-    fails_with(&["replay", &bad], "ply 3, move \"b7:b7\"");
+    fails_with(&["replay", &bad], "bad.txt:3: ply 3, move \"b7:b7\"");
     let illegal = temp_file("illegal.txt", "d5:b7 a1:a1");
     fails_with(
         &["replay", &illegal],
-        "ply 2, move \"a1:a1\": illegal: white may not pass while it has moves",
+        "illegal.txt:1: ply 2, move \"a1:a1\": illegal: white may not pass while it has moves",
     );
     let wrong_piece = temp_file("wrong.txt", "h1:h2");
     fails_with(&["replay", &wrong_piece], "does not hold a black piece");

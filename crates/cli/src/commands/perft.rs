@@ -10,8 +10,8 @@ use yolah::perft::{divide, perft_threads};
 
 /// What `yolah perft` does: its line in `yolah --help` and the first
 /// line of its own help.
-pub const ABOUT: &str = "Count the leaves of the game tree DEPTH plies deep (a finished game is \
-    one leaf; a side with no move passes)";
+pub const ABOUT: &str = "Count the leaves of the game tree DEPTH plies deep, printed as \"nodes\" \
+    as chess's perft does (a finished game is one leaf; a side with no move passes)";
 
 /// `yolah perft`'s arguments.
 #[derive(Args)]

@@ -3,7 +3,8 @@
 use anyhow::{anyhow, Result};
 use clap::Args;
 use serde_json::json;
-use yolah::record::{GameRecord, RecordError};
+use yolah::file::read_text_limited;
+use yolah::record::{GameRecord, RecordError, MAX_RECORD_BYTES};
 use yolah::Color;
 
 /// What `yolah replay` does: its line in `yolah --help` and the first
@@ -27,8 +28,18 @@ impl ReplayArgs {
     pub fn run(self) -> Result<String> {
         let file = &self.file;
         // A file error names the file itself; the others say where in it.
+        // A bad move of a text move list also names its line.
         let located = |e: RecordError| match e {
             RecordError::File(_) => anyhow!(e),
+            RecordError::Move { ply, .. } => {
+                let line = read_text_limited(file, MAX_RECORD_BYTES)
+                    .ok()
+                    .and_then(|text| GameRecord::move_line(&text, ply));
+                match line {
+                    Some(line) => anyhow!("{file}:{line}: {e}"),
+                    None => anyhow!("{file}: {e}"),
+                }
+            }
             _ => anyhow!("{file}: {e}"),
         };
         let record = GameRecord::load(file).map_err(located)?;
