@@ -19,7 +19,7 @@ function setHTML(el, html) {
 }
 
 const S = {
-  ws: null, retry: 0, wanted: null, hello: null, view: null,
+  ws: null, retry: 0, offline: false, wanted: null, hello: null, view: null,
   role: null, key: null, game: null, invite: null, watch: null,
   state: null, stateAt: 0, states: 0, selected: null, history: null, viewPly: null, confirmResign: false,
   lobby: null, liveExtra: [], archiveNext: null, rule: 0,
@@ -117,6 +117,7 @@ function connect() {
   S.ws = ws;
   ws.onopen = () => {
     S.retry = 0;
+    S.offline = false;
     // The connection is back: the notes that said it was lost go.
     for (const id of ["homeMsg", "amsg"]) if ($(id).textContent === OFFLINE) $(id).textContent = "";
     if (S.wanted) send(S.wanted);
@@ -126,6 +127,7 @@ function connect() {
   ws.onmessage = ev => onMessage(JSON.parse(ev.data));
   ws.onclose = () => {
     if (S.ws !== ws) return;
+    S.offline = true;
     if (S.view === "game") $("status").textContent = "Connection lost: reconnecting…";
     else $(S.view === "analysis" ? "amsg" : "homeMsg").textContent = OFFLINE;
     setTimeout(connect, Math.min(10000, 500 * 2 ** S.retry++));
@@ -233,12 +235,19 @@ function renderLive() {
 }
 // A page of JSON from the server, or null after saying why not.
 async function fetchJson(url, what) {
+  let r;
   try {
-    const r = await fetch(url);
+    r = await fetch(url);
+  } catch (e) {
+    showError(`Could not load ${what}: the server cannot be reached`);
+    return null;
+  }
+  try {
     if (r.ok) return await r.json();
     showError(`Could not load ${what}: ${(await r.text()) || r.status}`);
   } catch (e) {
-    showError(`Could not load ${what}: the server cannot be reached`);
+    // Reached, but the answer was cut short or is not JSON.
+    showError(`Could not load ${what}: the server's answer was unreadable (${e.message})`);
   }
   return null;
 }
@@ -561,7 +570,8 @@ function renderAnalysis() {
   bar($("bottom"), "black", a.players[0], a.names[0], p.black, {turn: p.side === "b"});
   bar($("top"), "white", a.players[1], a.names[1], p.white, {turn: p.side === "w"});
   $("atitle").textContent = a.title();
-  $("amsg").textContent = "";
+  // Stepping through the game keeps saying the server is away.
+  $("amsg").textContent = S.offline ? OFFLINE : "";
   $("ply").textContent = `ply ${a.ply} / ${a.moves.length}`;
   renderMoves($("amoves"), a.moves, a.ply);
   if (document.activeElement !== $("postext")) $("postext").value = text;
