@@ -214,6 +214,20 @@ mod tests {
     }
 
     #[test]
+    fn move_lines_skip_comments_blank_lines_and_carriage_returns() {
+        let text = "# a game\r\nd5:b7 e5:c7 # two\r\n\r\n  b7:b5#one\r\n";
+        let lines: Vec<_> = (0..=4)
+            .map(|ply| GameRecord::move_line(text, ply))
+            .collect();
+        assert_eq!(lines, [None, Some(2), Some(2), Some(4), None]);
+        assert_eq!(
+            GameRecord::parse(text).unwrap().moves,
+            ["d5:b7", "e5:c7", "b7:b5"]
+        );
+        assert_eq!(GameRecord::move_line(r#"{"moves": ["d5:b7"]}"#, 1), None);
+    }
+
+    #[test]
     fn errors_name_the_ply_and_move() {
         let e = GameRecord::parse("d5:b7 a1:a1")
             .unwrap()

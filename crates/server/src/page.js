@@ -116,6 +116,8 @@ function connect() {
   const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
   S.ws = ws;
   ws.onopen = () => {
+    // A socket that reconnect() has replaced no longer speaks for the page.
+    if (S.ws !== ws) return;
     S.retry = 0;
     S.offline = false;
     // The connection is back: the notes that said it was lost go.
@@ -417,6 +419,8 @@ function renderGame() {
   if (c && !st.game_over && st.moves.length === 0) status += " · the clocks start with Black's first move";
   if (!st.game_over && st.draw_offer && seated()) status += st.draw_offer === S.role ? " · you offer a draw" : " · your opponent offers a draw";
   if (!st.game_over && st.takeback && seated()) status += st.takeback === S.role ? " · you ask to take back your move" : " · your opponent asks to take back their move";
+  // Stepping through the moves keeps saying the connection is lost.
+  if (S.offline) status = "Connection lost: reconnecting…";
   $("status").textContent = status;
   $("result").hidden = !st.game_over;
   if (st.game_over) $("result").textContent = `${winnerText(st)}: ${st.reason}`;

@@ -28,21 +28,21 @@ impl ReplayArgs {
     pub fn run(self) -> Result<String> {
         let file = &self.file;
         // A file error names the file itself; the others say where in it.
-        // A bad move of a text move list also names its line.
+        // The file is read once (it may be a pipe), and a bad move of a
+        // text move list also names its line.
+        let text = read_text_limited(file, MAX_RECORD_BYTES).map_err(RecordError::File)?;
         let located = |e: RecordError| match e {
             RecordError::File(_) => anyhow!(e),
-            RecordError::Move { ply, .. } => {
-                let line = read_text_limited(file, MAX_RECORD_BYTES)
-                    .ok()
-                    .and_then(|text| GameRecord::move_line(&text, ply));
-                match line {
-                    Some(line) => anyhow!("{file}:{line}: {e}"),
-                    None => anyhow!("{file}: {e}"),
-                }
-            }
+            RecordError::Move { ply, .. } => match GameRecord::move_line(&text, ply) {
+                Some(line) => anyhow!("{file}:{line}: {e}"),
+                None => anyhow!("{file}: {e}"),
+            },
             _ => anyhow!("{file}: {e}"),
         };
-        let record = GameRecord::load(file).map_err(located)?;
+        if text.trim().is_empty() {
+            return Err(located(RecordError::Empty));
+        }
+        let record = GameRecord::parse(&text).map_err(located)?;
         let end = record.replay().map_err(located)?;
         let over = end.is_game_over();
         let winner = match (over, end.winner()) {

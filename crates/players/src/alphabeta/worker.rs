@@ -370,7 +370,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             }
         }
         // ProbCut: a static value far beyond the window, confirmed by a
-        // shallow search, cuts the node (`pc`).
+        // shallow search, cuts the node (`pc`); `probcut` itself checks
+        // the depth and that the window is not decided.
         if options.probcut && !pv_node && excluded.is_none() {
             if let Some(score) =
                 self.probcut(pos, state, key, depth, alpha, beta, ply, &mut static_value)

@@ -11,7 +11,10 @@ impl<E: Evaluator> Worker<'_, E> {
     /// Move `m` cut the node `depth` plies from the horizon at `ply`, after
     /// the moves `tried` failed to: it becomes the first killer and the
     /// countermove, and its history (and continuation history) gains
-    /// depth²; with `hm`, the moves tried before it lose as much.
+    /// depth²; with `hm`, the moves tried before it lose as much (the move
+    /// a singular test leaves out among them). The killers are shifted from
+    /// `cut.killers`, read when the node's search began: a singular test
+    /// at the same ply may have changed the table's since.
     pub(super) fn reward_cut(
         &mut self,
         m: Move,
@@ -37,7 +40,7 @@ impl<E: Evaluator> Worker<'_, E> {
         *h = if malus {
             with_gravity(*h, bonus)
         } else {
-            (*h + bonus).min(1 << 27)
+            (*h + bonus).min(HISTORY_CAP)
         };
         for (back, e) in (1..).zip(cut.followed) {
             if let Some(e) = e {
@@ -55,6 +58,10 @@ pub(super) fn move_index(m: Move) -> usize {
     usize::from(m.to_u16()) & 4095
 }
 
+/// Without the malus a history score never rises above this: the key of
+/// a freezing move (`fo`), so that history alone never passes it by much.
+pub(super) const HISTORY_CAP: i32 = 1 << 27;
+
 /// How many earlier moves the continuation history follows (`ch`): the
 /// opponent's last move and our own before it.
 pub(super) const CONTINUATIONS: usize = 2;
@@ -71,7 +78,7 @@ pub(super) fn continuation_index(back: usize, earlier: Move, m: Move) -> usize {
 }
 
 /// A continuation history score never rises above this, so that with the
-/// plain history's (at most `1 << 27`) the sum stays below the
+/// plain history's (at most [`HISTORY_CAP`]) the sum stays below the
 /// countermove's key and the killers'.
 pub(super) const CONTINUATION_CAP: i32 = 1 << 25;
 

@@ -1,9 +1,10 @@
-//! Move ordering: the key each move of a node is searched by, highest
-//! first. The table's move, then the killers, then the countermove, then
-//! the rest by history (or, far enough from the horizon, by the static
-//! value they leave).
+//! Move ordering: the number each move of a node is sorted by (its order
+//! key), highest first. The table's move, then the killers, then the
+//! countermove, then (with `fo`) the moves that freeze an opponent's
+//! piece, then the rest by history; or, far enough from the horizon with
+//! `eo`, the rest by the static value they leave.
 
-use super::history::{continuation_index, move_index, CONTINUATIONS};
+use super::history::{continuation_index, move_index, CONTINUATIONS, HISTORY_CAP};
 use super::Worker;
 use crate::eval::Evaluator;
 use yolah::{Move, Position};
@@ -19,7 +20,7 @@ const COUNTERMOVE_KEY: i32 = KILLER_KEYS[1] - 1;
 pub(super) const LATE: i32 = KILLER_KEYS[1];
 /// A freezing move's key, with `fo`, before half its history: below the
 /// countermove, above the plain history.
-const FREEZE_KEY: i32 = 1 << 27;
+const FREEZE_KEY: i32 = HISTORY_CAP;
 
 /// What orders a node's moves, and what a cut among them teaches the
 /// tables: read once when the node's search begins.
@@ -28,7 +29,7 @@ pub(super) struct MoveKeys {
     pub(super) table_move: Option<Move>,
     /// The node's killers.
     pub(super) killers: [Move; 2],
-    /// The slot of the move that led to the node (the countermove's key).
+    /// The countermove table's slot of the move that led to the node.
     pub(super) previous: usize,
     /// The countermove (with the option).
     pub(super) countermove: Option<Move>,

@@ -42,6 +42,7 @@ impl<E: Evaluator> Worker<'_, E> {
         ply: u32,
         static_value: &mut Option<i32>,
     ) -> Option<i32> {
+        debug_assert_eq!(beta - alpha, 1, "ProbCut is for null-window nodes");
         if depth < PC_DEPTH || beta.abs() >= DECIDED || alpha.abs() >= DECIDED {
             return None;
         }
