@@ -2,9 +2,12 @@
 //! key), highest first. The table's move, then the killers, then the
 //! countermove, then (with `fo`) the moves that freeze an opponent's
 //! piece, then the rest by history; or, far enough from the horizon with
-//! `eo`, the rest by the static value they leave.
+//! `eo`, the rest by the static value they leave. And what a cut teaches
+//! the tables these keys read.
 
-use super::history::{continuation_index, move_index, CONTINUATIONS, HISTORY_CAP};
+use super::history::{
+    continuation_index, move_index, with_gravity, CONTINUATIONS, CONTINUATION_CAP, HISTORY_CAP,
+};
 use super::Worker;
 use crate::eval::Evaluator;
 use yolah::{Move, Position};
@@ -84,5 +87,50 @@ impl<E: Evaluator> Worker<'_, E> {
             .zip(followed)
             .filter_map(|(back, e)| e.map(|e| h.continuation[continuation_index(back, e, m)]))
             .fold(h.history[move_index(m)], |sum, c| sum + c)
+    }
+}
+
+impl<E: Evaluator> Worker<'_, E> {
+    /// Move `m` cut the node `depth` plies from the horizon at `ply`, after
+    /// the moves `tried` failed to: it becomes the first killer and the
+    /// countermove, and its history (and continuation history) gains
+    /// depth²; with `hm`, the moves tried before it lose as much (the move
+    /// a singular test leaves out among them). The killers are shifted from
+    /// `cut.killers`, read when the node's search began: a singular test
+    /// at the same ply may have changed the table's since.
+    pub(super) fn reward_cut(
+        &mut self,
+        m: Move,
+        tried: &[Move],
+        depth: u32,
+        ply: u32,
+        cut: &MoveKeys,
+    ) {
+        let malus = self.shared.options.history_malus;
+        let heuristics = &mut *self.heuristics;
+        if m != cut.killers[0] {
+            heuristics.killers[ply as usize] = [m, cut.killers[0]];
+        }
+        let bonus = (depth * depth) as i32;
+        let history = &mut heuristics.history;
+        if malus {
+            for tried in tried {
+                let h = &mut history[move_index(*tried)];
+                *h = with_gravity(*h, -bonus);
+            }
+        }
+        let h = &mut history[move_index(m)];
+        *h = if malus {
+            with_gravity(*h, bonus)
+        } else {
+            (*h + bonus).min(HISTORY_CAP)
+        };
+        for (back, e) in (1..).zip(cut.followed) {
+            if let Some(e) = e {
+                let h = &mut heuristics.continuation[continuation_index(back, e, m)];
+                *h = (*h + bonus).min(CONTINUATION_CAP);
+            }
+        }
+        heuristics.countermoves[cut.previous] = m;
     }
 }
