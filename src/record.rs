@@ -21,7 +21,7 @@ use std::fmt;
 /// JSON: `{"moves": ["d5:b7", ...], "start": "<position text>", ...}`; `start`
 /// is optional (the usual start), every other field is kept as metadata
 /// (players, result, date, ...).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct GameRecord {
     /// The start position in text form, when it is not the usual start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,6 +31,17 @@ pub struct GameRecord {
     /// Every other field of the JSON object.
     #[serde(flatten)]
     pub metadata: BTreeMap<String, serde_json::Value>,
+    /// The 1-based line of each move, for a record read from a text move
+    /// list ([`GameRecord::parse`]); empty otherwise. Not part of the game:
+    /// two records of the same game are equal wherever they were written.
+    #[serde(skip)]
+    lines: Vec<usize>,
+}
+
+impl PartialEq for GameRecord {
+    fn eq(&self, other: &GameRecord) -> bool {
+        (&self.start, &self.moves, &self.metadata) == (&other.start, &other.moves, &other.metadata)
+    }
 }
 
 /// The largest record file [`GameRecord::load`] reads: a whole game with
@@ -52,6 +63,10 @@ pub enum RecordError {
     Move {
         /// 1-based ply of the move.
         ply: usize,
+        /// The 1-based line it is written on, for a record read from a
+        /// text move list. The message leaves it out: whoever knows the
+        /// file's name puts it in front, as in `game.txt:3: ply 4, ...`.
+        line: Option<usize>,
         /// The move as written.
         text: String,
         /// What is wrong with it.
@@ -79,7 +94,9 @@ impl fmt::Display for RecordError {
             }
             RecordError::Json(e) => write!(f, "not a game record ({{\"moves\": [...]}}): {e}"),
             RecordError::Start(e) => write!(f, "start: {e}"),
-            RecordError::Move { ply, text, reason } => {
+            RecordError::Move {
+                ply, text, reason, ..
+            } => {
                 write!(f, "ply {ply}, move {text:?}: ")?;
                 match reason {
                     MoveProblem::Malformed(e) => write!(f, "{e}"),
@@ -106,53 +123,27 @@ impl GameRecord {
 
     /// Reads a record: a JSON object if the text starts with `{`, otherwise a
     /// move list (moves separated by white space, `#` comments to the end of
-    /// the line).
+    /// the line), whose moves keep the line they are written on
+    /// ([`RecordError::line`]).
+    ///
+    /// ```
+    /// use yolah::record::GameRecord;
+    /// let record = GameRecord::parse("d5:b7 e5:c7  # opening\n\nb7:zz\n").unwrap();
+    /// assert_eq!(record.moves, ["d5:b7", "e5:c7", "b7:zz"]);
+    /// let e = record.replay().unwrap_err();
+    /// assert_eq!(e.line(), Some(3));
+    /// assert!(e.to_string().starts_with("ply 3, move \"b7:zz\""));
+    /// ```
     pub fn parse(text: &str) -> Result<GameRecord, RecordError> {
         if text.trim_start().starts_with('{') {
             return serde_json::from_str(text).map_err(RecordError::Json);
         }
-        let moves = text
-            .lines()
-            .map(|line| line.split('#').next().unwrap_or(""))
-            .flat_map(str::split_whitespace)
-            .map(str::to_string)
-            .collect();
+        let (lines, moves) = text_moves(text).map(|(l, m)| (l, m.to_string())).unzip();
         Ok(GameRecord {
             moves,
+            lines,
             ..GameRecord::default()
         })
-    }
-
-    /// The 1-based line of `text`, a move list as [`GameRecord::parse`]
-    /// reads it, on which its `ply`-th move (1-based) is written; `None`
-    /// for a JSON record or a ply past the last move. Errors of a text
-    /// file name it, as in `game.txt:3: ply 7, ...`.
-    ///
-    /// ```
-    /// use yolah::record::GameRecord;
-    /// let text = "d5:b7 e5:c7  # opening\n\nb7:b5\n";
-    /// assert_eq!(GameRecord::move_line(text, 2), Some(1));
-    /// assert_eq!(GameRecord::move_line(text, 3), Some(3));
-    /// assert_eq!(GameRecord::move_line(text, 4), None);
-    /// ```
-    pub fn move_line(text: &str, ply: usize) -> Option<usize> {
-        if text.trim_start().starts_with('{') || ply == 0 {
-            return None;
-        }
-        let mut before = 0;
-        for (i, line) in text.lines().enumerate() {
-            let here = line
-                .split('#')
-                .next()
-                .unwrap_or("")
-                .split_whitespace()
-                .count();
-            if before + here >= ply {
-                return Some(i + 1);
-            }
-            before += here;
-        }
-        None
     }
 
     /// The start position.
@@ -170,6 +161,7 @@ impl GameRecord {
         for (i, text) in self.moves.iter().enumerate() {
             let fail = |reason| RecordError::Move {
                 ply: i + 1,
+                line: self.lines.get(i).copied(),
                 text: text.clone(),
                 reason,
             };
@@ -196,6 +188,26 @@ impl GameRecord {
     }
 }
 
+/// The moves of a text move list with the 1-based line each is on: white
+/// space separates them, `#` starts a comment to the end of the line.
+fn text_moves(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines().enumerate().flat_map(|(i, line)| {
+        let code = line.split('#').next().unwrap_or("");
+        code.split_whitespace().map(move |m| (i + 1, m))
+    })
+}
+
+impl RecordError {
+    /// The 1-based line of the file a bad move is written on, when the
+    /// record was read from a text move list.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            RecordError::Move { line, .. } => *line,
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,15 +228,23 @@ mod tests {
     #[test]
     fn move_lines_skip_comments_blank_lines_and_carriage_returns() {
         let text = "# a game\r\nd5:b7 e5:c7 # two\r\n\r\n  b7:b5#one\r\n";
-        let lines: Vec<_> = (0..=4)
-            .map(|ply| GameRecord::move_line(text, ply))
-            .collect();
-        assert_eq!(lines, [None, Some(2), Some(2), Some(4), None]);
+        let r = GameRecord::parse(text).unwrap();
+        assert_eq!(r.moves, ["d5:b7", "e5:c7", "b7:b5"]);
+        assert_eq!(r.lines, [2, 2, 4]);
+        let line_of_bad = |text: &str| {
+            GameRecord::parse(text)
+                .unwrap()
+                .replay()
+                .unwrap_err()
+                .line()
+        };
+        assert_eq!(line_of_bad("d5:b7\n# x\n e5:c7 b7:b7\n"), Some(3));
+        assert_eq!(line_of_bad("d5:b7 zz"), Some(1));
+        assert_eq!(line_of_bad(r#"{"moves": ["d5:b7", "zz"]}"#), None);
         assert_eq!(
-            GameRecord::parse(text).unwrap().moves,
-            ["d5:b7", "e5:c7", "b7:b5"]
+            GameRecord::parse(text).unwrap(),
+            GameRecord::parse(&r.to_json()).unwrap()
         );
-        assert_eq!(GameRecord::move_line(r#"{"moves": ["d5:b7"]}"#, 1), None);
     }
 
     #[test]

@@ -3,8 +3,7 @@
 use anyhow::{anyhow, Result};
 use clap::Args;
 use serde_json::json;
-use yolah::file::read_text_limited;
-use yolah::record::{GameRecord, RecordError, MAX_RECORD_BYTES};
+use yolah::record::{GameRecord, RecordError};
 use yolah::Color;
 
 /// What `yolah replay` does: its line in `yolah --help` and the first
@@ -27,22 +26,14 @@ impl ReplayArgs {
     /// Replays the file and returns what `replay` prints.
     pub fn run(self) -> Result<String> {
         let file = &self.file;
-        // A file error names the file itself; the others say where in it.
-        // The file is read once (it may be a pipe), and a bad move of a
-        // text move list also names its line.
-        let text = read_text_limited(file, MAX_RECORD_BYTES).map_err(RecordError::File)?;
-        let located = |e: RecordError| match e {
-            RecordError::File(_) => anyhow!(e),
-            RecordError::Move { ply, .. } => match GameRecord::move_line(&text, ply) {
-                Some(line) => anyhow!("{file}:{line}: {e}"),
-                None => anyhow!("{file}: {e}"),
-            },
-            _ => anyhow!("{file}: {e}"),
+        // A file error names the file itself; the others say where in it,
+        // down to the line of a bad move in a text move list.
+        let located = |e: RecordError| match (&e, e.line()) {
+            (RecordError::File(_), _) => anyhow!(e),
+            (_, Some(line)) => anyhow!("{file}:{line}: {e}"),
+            (_, None) => anyhow!("{file}: {e}"),
         };
-        if text.trim().is_empty() {
-            return Err(located(RecordError::Empty));
-        }
-        let record = GameRecord::parse(&text).map_err(located)?;
+        let record = GameRecord::load(file).map_err(located)?;
         let end = record.replay().map_err(located)?;
         let over = end.is_game_over();
         let winner = match (over, end.winner()) {
