@@ -236,17 +236,26 @@ function renderLive() {
   $("liveMore").hidden = games.length >= l.live_total;
 }
 // A page of JSON from the server, or null after saying why not.
-async function fetchJson(url, what) {
-  let r;
+// fetch, with a server that cannot be reached said in words (as "Could not
+// <doing>: ...") rather than left to an unhandled rejection: null then.
+async function request(url, doing, init) {
   try {
-    r = await fetch(url);
+    return await fetch(url, init);
   } catch (e) {
-    showError(`Could not load ${what}: the server cannot be reached`);
+    showError(`Could not ${doing}: the server cannot be reached`);
     return null;
   }
+}
+// The text of a refusal, or its status when it has none.
+async function refusal(r) {
+  return (await r.text().catch(() => "")) || `status ${r.status}`;
+}
+async function fetchJson(url, what) {
+  const r = await request(url, `load ${what}`);
+  if (!r) return null;
   try {
     if (r.ok) return await r.json();
-    showError(`Could not load ${what}: ${(await r.text()) || r.status}`);
+    showError(`Could not load ${what}: ${await refusal(r)}`);
   } catch (e) {
     // Reached, but the answer was cut short or is not JSON.
     showError(`Could not load ${what}: the server's answer was unreadable (${e.message})`);
@@ -304,8 +313,9 @@ $("more").onclick = loadGames;
 // Names: kept in a cookie the server signs; the connection reads it.
 $("me").onsubmit = async ev => {
   ev.preventDefault();
-  const r = await fetch("/name", {method: "POST", body: $("name").value});
-  if (!r.ok) { showError(await r.text()); return; }
+  const r = await request("/name", "change your name", {method: "POST", body: $("name").value});
+  if (!r) return;
+  if (!r.ok) { showError(`Your name was not changed: ${await refusal(r)}`); return; }
   $("name").blur();
   reconnect();
 };
@@ -536,14 +546,27 @@ $("typed").onsubmit = ev => {
 
 // ----------------------------------------------------------------- analysis
 async function openReplay(id) {
-  const r = await fetch(`/games/${encodeURIComponent(id)}/history`);
-  if (!r.ok) {
+  // Whatever goes wrong, the analysis board opens on the start and its
+  // title says why: no such game (404, or an id that is not a number),
+  // no server, or an answer that cannot be read.
+  const instead = why => {
     openPosition(START);
-    S.an.title = () => `No finished game numbered ${id}: the board shows the start.`;
+    S.an.title = () => `${why}: the board shows the start.`;
     renderAnalysis();
-    return;
+  };
+  let r, h;
+  try {
+    r = await fetch(`/games/${encodeURIComponent(id)}/history`);
+  } catch (e) {
+    return instead(`Could not load game ${id}, the server cannot be reached`);
   }
-  const h = await r.json();
+  if (r.status === 404 || r.status === 400) return instead(`No finished game numbered ${id}`);
+  try {
+    if (!r.ok) return instead(`Could not load game ${id} (${await refusal(r)})`);
+    h = await r.json();
+  } catch (e) {
+    return instead(`Could not load game ${id}, the server's answer was unreadable (${e.message})`);
+  }
   const names = h.names || [null, null];
   S.an = {positions: h.positions, moves: h.moves, ply: h.moves.length, players: [h.black, h.white], names,
     title: () => {

@@ -9,7 +9,8 @@
 // updated by itself, a game against the computer by clicks, a
 // resignation, the analysis board with the engine's evaluation and the
 // scores and marked move of every ply, the archive, a whole game clicked
-// to its end, links to no game or a bad position, and the sound of moves
+// to its end, links to no game or a bad position (and a game whose
+// history cannot be fetched or read), and the sound of moves
 // (and a page muted). With a directory argument, each
 // screen's screenshot goes there (docs/site for the docs).
 // Usage: node e2e.mjs PATH_TO_YOLAH [SCREENSHOT_DIR]
@@ -398,6 +399,23 @@ try {
   await bob.waitForURL(url, WAIT);
   await bob.goto(`${url}?replay=999999`);
   await waitText(bob, "#atitle", "No finished game numbered 999999");
+  await bob.goto(`${url}?replay=abc`);
+  await waitText(bob, "#atitle", "No finished game numbered abc");
+  // A history that cannot be fetched, or is not JSON, is said so, not
+  // shown as a missing game or a blank page.
+  await bob.route("**/games/*/history", route => route.abort());
+  await bob.goto(`${url}?replay=${whole}`);
+  await waitText(bob, "#atitle", `Could not load game ${whole}, the server cannot be reached`);
+  await bob.unroute("**/games/*/history");
+  await bob.route("**/games/*/history", route => route.fulfill({ status: 200, body: "<html>" }));
+  await bob.goto(`${url}?replay=${whole}`);
+  await waitText(bob, "#atitle", "the server's answer was unreadable");
+  await bob.unroute("**/games/*/history");
+  await bob.route("**/games/*/history", route => route.fulfill({ status: 503, body: "busy" }));
+  await bob.goto(`${url}?replay=${whole}`);
+  await waitText(bob, "#atitle", `Could not load game ${whole} \\(busy\\)`);
+  await bob.unroute("**/games/*/history");
+  log("replays that fail:", await text(bob, "#atitle"));
   await bob.goto(`${url}?analyse=garbage`);
   await waitText(bob, "#amsg", "bad position");
   check(await text(bob, "#aeval") === "?", "no answer is awaited");
