@@ -7,8 +7,8 @@
 //! go before analyses, and analyses take half the threads at most.
 //!
 //! Players live in the workers, not in the games: each worker keeps one
-//! player per spec it has been asked for (created on first use, its tables
-//! allocated by its first search), and reuses it for every game, calling
+//! player per spec it has been asked for (created and started on first use,
+//! which allocates its tables), and reuses it for every game, calling
 //! `new_game` when it switches games. Player memory is therefore bounded by
 //! `threads × specs offered`, whatever the number of games.
 //!
@@ -257,7 +257,15 @@ fn run(players: &mut Players, make: &MakePlayer, job: &Job) -> Outcome {
         return Outcome::Cancelled;
     }
     if !players.by_spec.contains_key(&job.spec) {
-        match catch_unwind(AssertUnwindSafe(|| make(&job.spec))) {
+        // Made and readied (`start`: its table and solver allocated, their
+        // memory faulted in) before its first search, so that the first
+        // move of a level does not spend its time on memory.
+        let made = || {
+            let mut p = make(&job.spec)?;
+            p.start().map_err(|e| e.to_string())?;
+            Ok(p)
+        };
+        match catch_unwind(AssertUnwindSafe(made)) {
             Ok(Ok(p)) => {
                 players.by_spec.insert(job.spec.clone(), (p, job.session()));
             }
