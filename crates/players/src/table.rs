@@ -232,6 +232,37 @@ mod tests {
         }
     }
 
+    /// Every page of a new table is resident (`mincore`), so that no
+    /// search pays the kernel for its first touches.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_new_table_is_resident() {
+        let table = Table::new(1 << 18);
+        let bytes = std::mem::size_of_val(&*table.slots);
+        let page = 4096;
+        let start = table.slots.as_ptr() as usize / page * page;
+        let end = table.slots.as_ptr() as usize + bytes;
+        let mut resident = vec![0u8; (end - start).div_ceil(page)];
+        // SAFETY: the range covers the table's own pages (rounded down to
+        // a page boundary, as mincore asks), and `resident` has one byte
+        // per page of it.
+        let r = unsafe {
+            libc::mincore(
+                start as *mut libc::c_void,
+                end - start,
+                resident.as_mut_ptr(),
+            )
+        };
+        assert_eq!(r, 0, "mincore failed");
+        let absent = resident.iter().filter(|&&b| b & 1 == 0).count();
+        assert_eq!(
+            absent,
+            0,
+            "{absent} of {} pages not resident",
+            resident.len()
+        );
+    }
+
     #[test]
     fn entries_round_trip() {
         for i in 0..10_000u64 {
