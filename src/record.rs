@@ -161,7 +161,9 @@ impl GameRecord {
         for (i, text) in self.moves.iter().enumerate() {
             let fail = |reason| RecordError::Move {
                 ply: i + 1,
-                line: self.lines.get(i).copied(),
+                // Only while the moves are the ones read (`moves` is
+                // public: a caller may have changed them since).
+                line: (self.lines.len() == self.moves.len()).then(|| self.lines[i]),
                 text: text.clone(),
                 reason,
             };
@@ -198,8 +200,9 @@ fn text_moves(text: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 impl RecordError {
-    /// The 1-based line of the file a bad move is written on, when the
-    /// record was read from a text move list.
+    /// The 1-based line of the text a bad move is written on, when the
+    /// record was read from a text move list (and its moves not changed
+    /// since).
     pub fn line(&self) -> Option<usize> {
         match self {
             RecordError::Move { line, .. } => *line,

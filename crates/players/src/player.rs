@@ -123,8 +123,10 @@ pub trait Player: Send {
 
     /// Gets ready to play, before a game's clock runs: an external engine
     /// starts its process (or checks that it still runs) and shakes hands
-    /// within a deadline of its own, so that no move's time pays for it.
-    /// Our own players are always ready.
+    /// within a deadline of its own, and an alpha-beta player allocates its
+    /// table and solver, so that no move's time pays for it. Called again
+    /// before later moves, it has nothing left to do. The default does
+    /// nothing.
     fn start(&mut self) -> Result<(), StartError> {
         Ok(())
     }

@@ -88,9 +88,9 @@ pub(crate) struct Table {
 
 impl Table {
     /// A table of `entries` slots (a power of two), 16 bytes each, zeroed
-    /// (every slot empty), in memory already given by the system
-    /// ([`fault_in`]) and, on Linux, backed by huge pages where the system
-    /// gives them.
+    /// (every slot empty) and, on Linux, backed by huge pages where the
+    /// system gives them. Its memory is given by the system as it is
+    /// first touched, or at once by [`Table::fault_in`].
     pub(crate) fn new(entries: usize) -> Table {
         assert!(entries.is_power_of_two());
         let layout = std::alloc::Layout::array::<Slot>(entries).expect("a table that fits memory");
@@ -112,8 +112,29 @@ impl Table {
             ))
         };
         advise_huge_pages(&slots);
-        fault_in(&slots);
         Table { slots }
+    }
+
+    /// Writes one slot of every small page, so that the system gives the
+    /// table its memory now rather than on a search's first probes. Fresh
+    /// memory is only address space until touched, and the kernel zeroes
+    /// each page on its first write: for 64 MiB that took 50 to 100 ms on
+    /// our 2-core machine, which a search of 100 ms had paid inside its
+    /// budget (`yolah analyse --player nn:time=100ms` from the start
+    /// reached depth 2 instead of 8 on some runs, and every in-process
+    /// match game's first move lost up to half its time). Changes no
+    /// entry: a slot written is an empty slot written empty. Called by
+    /// [`Player::start`](crate::Player::start) before the clock runs, not
+    /// here, so that a table that is never searched much (a fixed depth,
+    /// a test) is not paid for whole.
+    pub(crate) fn fault_in(&self) {
+        const PAGE: usize = 4096;
+        let step = (PAGE / std::mem::size_of::<Slot>()).max(1);
+        // The slice need not start on a page: its last slot may be alone
+        // on one more page than the steps reach.
+        for slot in self.slots.iter().step_by(step).chain(self.slots.last()) {
+            slot.data.fetch_or(0, Relaxed);
+        }
     }
 
     fn slot(&self, key: u64) -> &Slot {
@@ -169,23 +190,6 @@ impl Table {
     }
 }
 
-/// Writes one slot of every small page of `slots`, so that the system
-/// gives the table its memory now rather than on the first search's
-/// probes. Fresh memory is only address space until touched, and the
-/// kernel zeroes each page on its first write: for 64 MiB that took 50 to
-/// 100 ms on our 2-core machine, which a search of 100 ms paid inside its
-/// budget (`yolah analyse --player nn:time=100ms` from the start reached
-/// depth 2 instead of 8 on some runs; a match's first move of each game
-/// lost half its time). Called after the huge-page advice, so that the
-/// pages it faults in are huge ones where the system has them.
-fn fault_in(slots: &[Slot]) {
-    const PAGE: usize = 4096;
-    let step = (PAGE / std::mem::size_of::<Slot>()).max(1);
-    for slot in slots.iter().step_by(step) {
-        slot.data.store(0, Relaxed);
-    }
-}
-
 /// Asks Linux to back `memory` with huge pages (2 MB instead of 4 kB),
 /// before anything touches it. A probe lands on a random slot of a table
 /// of many megabytes: the search's 64 MiB are 16,384 small pages, more than
@@ -232,12 +236,15 @@ mod tests {
         }
     }
 
-    /// Every page of a new table is resident (`mincore`), so that no
-    /// search pays the kernel for its first touches.
+    /// Every page of a table faulted in is resident (`mincore`), so that
+    /// no search pays the kernel for its first touches.
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_new_table_is_resident() {
+    fn a_faulted_in_table_is_resident() {
         let table = Table::new(1 << 18);
+        table.store(7, entry(7));
+        table.fault_in();
+        assert_eq!(table.probe(7), Some(entry(7)), "entries are kept");
         let bytes = std::mem::size_of_val(&*table.slots);
         let page = 4096;
         let start = table.slots.as_ptr() as usize / page * page;

@@ -235,14 +235,14 @@ function renderLive() {
   $("liveTotal").textContent = l.live_total ? `(${l.live_total})` : "";
   $("liveMore").hidden = games.length >= l.live_total;
 }
-// A page of JSON from the server, or null after saying why not.
-// fetch, with a server that cannot be reached said in words (as "Could not
-// <doing>: ...") rather than left to an unhandled rejection: null then.
-async function request(url, doing, init) {
+// fetch, with a server that cannot be reached said in words (`say`, as
+// "Could not <doing>: ...") rather than left to an unhandled rejection:
+// null then.
+async function request(url, doing, init, say = showError) {
   try {
     return await fetch(url, init);
   } catch (e) {
-    showError(`Could not ${doing}: the server cannot be reached`);
+    say(`Could not ${doing}: the server cannot be reached`);
     return null;
   }
 }
@@ -250,6 +250,7 @@ async function request(url, doing, init) {
 async function refusal(r) {
   return (await r.text().catch(() => "")) || `status ${r.status}`;
 }
+// A page of JSON from the server, or null after saying why not.
 async function fetchJson(url, what) {
   const r = await request(url, `load ${what}`);
   if (!r) return null;
@@ -313,9 +314,12 @@ $("more").onclick = loadGames;
 // Names: kept in a cookie the server signs; the connection reads it.
 $("me").onsubmit = async ev => {
   ev.preventDefault();
-  const r = await request("/name", "change your name", {method: "POST", body: $("name").value});
+  // Said under the header, whatever the view: the form is in every one.
+  const say = text => { $("nameMsg").textContent = text; $("nameMsg").hidden = !text; };
+  const r = await request("/name", "change your name", {method: "POST", body: $("name").value}, say);
   if (!r) return;
-  if (!r.ok) { showError(`Your name was not changed: ${await refusal(r)}`); return; }
+  if (!r.ok) { say(`Your name was not changed: ${await refusal(r)}`); return; }
+  say("");
   $("name").blur();
   reconnect();
 };
@@ -561,9 +565,10 @@ async function openReplay(id) {
     return instead(`Could not load game ${id}, the server cannot be reached`);
   }
   if (r.status === 404 || r.status === 400) return instead(`No finished game numbered ${id}`);
+  if (!r.ok) return instead(`Could not load game ${id} (${await refusal(r)})`);
   try {
-    if (!r.ok) return instead(`Could not load game ${id} (${await refusal(r)})`);
     h = await r.json();
+    if (!h || !Array.isArray(h.positions) || !Array.isArray(h.moves)) throw new Error("not a game's history");
   } catch (e) {
     return instead(`Could not load game ${id}, the server's answer was unreadable (${e.message})`);
   }

@@ -131,7 +131,7 @@ pub struct AlphaBeta<E: Evaluator = Weights> {
     options: SearchOptions,
     evaluator: E,
     rng: Rng,
-    /// Allocated by the first search.
+    /// Allocated by [`Player::start`] or the first search.
     table: Option<Table>,
     /// The table's entries.
     table_entries: usize,
@@ -203,13 +203,23 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
     /// solver (16 MiB) before the clock runs rather than in a move's time:
     /// a process waiting for a processor took up to a quarter of a second
     /// to fill the solver's, in the move that first tried it
-    /// (docs/search-log.md row 14). A player with a
-    /// depth never solves, and only gets its table.
+    /// (docs/search-log.md row 14), and the system's zeroing of the
+    /// table's pages as the first search touched them cost up to 100 ms of
+    /// it ([`Table::fault_in`]). A player with a depth never solves, and
+    /// only gets its table, left to be touched as it is searched.
     fn start(&mut self) -> Result<(), StartError> {
-        self.table
-            .get_or_insert_with(|| Table::new(self.table_entries));
-        if !matches!(self.budget, Budget::Depth(_)) {
-            self.solver.get_or_insert_with(Solver::new);
+        let timed = !matches!(self.budget, Budget::Depth(_));
+        if self.table.is_none() {
+            let table = Table::new(self.table_entries);
+            if timed {
+                table.fault_in();
+            }
+            self.table = Some(table);
+        }
+        if timed && self.solver.is_none() {
+            let solver = Solver::new();
+            solver.fault_in();
+            self.solver = Some(solver);
         }
         Ok(())
     }

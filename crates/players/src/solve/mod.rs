@@ -86,6 +86,12 @@ impl Solver {
         Solver::with_sizes(TABLE_ENTRIES, regions::MEMO_ENTRIES)
     }
 
+    /// Has the system give the solver's table its memory now
+    /// ([`Table::fault_in`]), as a player does before the clock runs.
+    pub(crate) fn fault_in(&self) {
+        self.table.fault_in();
+    }
+
     /// Solves `pos` exactly, however long it takes; `None` if the game is
     /// over.
     pub fn solve(&mut self, pos: &Position) -> Option<Solution> {

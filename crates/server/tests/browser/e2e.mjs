@@ -411,6 +411,21 @@ try {
   await bob.goto(`${url}?replay=${whole}`);
   await waitText(bob, "#atitle", "the server's answer was unreadable");
   await bob.unroute("**/games/*/history");
+  await bob.route("**/games/*/history", route => route.fulfill({ status: 200, body: "{}" }));
+  await bob.goto(`${url}?replay=${whole}`);
+  await waitText(bob, "#atitle", "unreadable \\(not a game's history\\)");
+  await bob.unroute("**/games/*/history");
+  // The name form says so under the header, and leaves the view alone.
+  await bob.route("**/name", route => route.abort());
+  await bob.fill("#name", "Bobby");
+  await bob.click("#saveName");
+  await waitText(bob, "#nameMsg", "Could not change your name: the server cannot be reached");
+  check(!/name/.test(await text(bob, "#amsg")), "the analysis view is left alone");
+  await bob.unroute("**/name");
+  await bob.click("#saveName");
+  await bob.waitForFunction(() => document.querySelector("#nameMsg").hidden, null, WAIT);
+  await bob.fill("#name", "Bob");
+  await bob.click("#saveName");
   await bob.route("**/games/*/history", route => route.fulfill({ status: 503, body: "busy" }));
   await bob.goto(`${url}?replay=${whole}`);
   await waitText(bob, "#atitle", `Could not load game ${whole} \\(busy\\)`);

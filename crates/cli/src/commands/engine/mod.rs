@@ -132,14 +132,21 @@ impl Engine {
         };
         let rest: Vec<&str> = words.collect();
         match first {
-            "yolah" => self.handshake(),
-            "isready" => self.out.line("readyok"),
+            "yolah" => {
+                self.ready();
+                self.handshake();
+            }
+            "isready" => {
+                self.ready();
+                self.out.line("readyok");
+            }
             "setoption" => self.set_option(&rest),
             "newgame" => {
                 if self.searching() {
                     self.error("newgame: a search is running; send stop first");
                 } else if let Some(p) = self.player() {
                     p.new_game();
+                    self.ready();
                 }
             }
             "position" => {
@@ -157,6 +164,19 @@ impl Engine {
             other => self.error(format!("unknown command {other:?} (commands: {COMMANDS})")),
         }
         true
+    }
+
+    /// Readies the player while no search runs (`Player::start`: an
+    /// alpha-beta player allocates its table and solver), so that the
+    /// first `go` after the handshake, `isready` or `newgame` does not
+    /// spend its time on it.
+    fn ready(&mut self) {
+        if self.searching() {
+            return;
+        }
+        if let Some(Err(e)) = self.player().map(|p| p.start()) {
+            self.error(format!("the player is not ready: {e}"));
+        }
     }
 
     fn handshake(&self) {
