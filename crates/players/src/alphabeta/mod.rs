@@ -210,14 +210,14 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
     fn start(&mut self) -> Result<(), StartError> {
         let timed = !matches!(self.budget, Budget::Depth(_));
         if self.table.is_none() {
-            let table = Table::new(self.table_entries);
+            let mut table = Table::new(self.table_entries);
             if timed {
                 table.fault_in();
             }
             self.table = Some(table);
         }
         if timed && self.solver.is_none() {
-            let solver = Solver::new();
+            let mut solver = Solver::new();
             solver.fault_in();
             self.solver = Some(solver);
         }

@@ -88,7 +88,7 @@ impl Solver {
 
     /// Has the system give the solver's table its memory now
     /// ([`Table::fault_in`]), as a player does before the clock runs.
-    pub(crate) fn fault_in(&self) {
+    pub(crate) fn fault_in(&mut self) {
         self.table.fault_in();
     }
 
