@@ -205,8 +205,9 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
     /// to fill the solver's, in the move that first tried it
     /// (docs/search-log.md row 14), and the system's zeroing of the
     /// table's pages as the first search touched them cost up to 100 ms of
-    /// it ([`Table::fault_in`]). A player with a depth never solves, and
-    /// only gets its table, left to be touched as it is searched.
+    /// it (docs/measurements.md), so both are faulted in here. A player
+    /// with a depth never solves, and only gets its table, left to be
+    /// touched as it is searched.
     fn start(&mut self) -> Result<(), StartError> {
         let timed = !matches!(self.budget, Budget::Depth(_));
         if self.table.is_none() {
