@@ -125,8 +125,9 @@ impl Table {
     /// match game's first move lost up to half its time). Changes no
     /// entry: each slot written gets back what it held. Called by
     /// [`Player::start`](crate::Player::start) before the clock runs, not
-    /// by [`Table::new`], so that a table that is never searched much (a
-    /// fixed depth, a test) is not paid for whole.
+    /// by [`Table::new`], so that a table made without being played with
+    /// (a test, a caller that never starts its player) is not paid for
+    /// whole.
     pub(crate) fn fault_in(&mut self) {
         const PAGE: usize = 4096;
         let step = (PAGE / std::mem::size_of::<Slot>()).max(1);
@@ -139,7 +140,7 @@ impl Table {
             // (an idempotent atomic `or` was: a read only maps the
             // system's shared zero page, and the search's first store then
             // paid for the copy). SAFETY: `data` is a valid, exclusive
-            // reference to an aligned u64.
+            // reference to an aligned u64, read and then written.
             unsafe { std::ptr::write_volatile(data, std::ptr::read_volatile(data)) };
         }
     }
@@ -246,12 +247,15 @@ mod tests {
     /// A table faulted in takes no page fault when every page is then
     /// written, as a search would (a page only read in would be the
     /// system's shared zero page, and its first write would fault), and
-    /// keeps its entries.
+    /// keeps its entries; one not faulted in does fault. 64 MiB, so that
+    /// the allocator takes both from the system (above glibc's largest
+    /// mmap threshold, 32 MiB) rather than reusing memory another test
+    /// has already touched.
     #[cfg(target_os = "linux")]
     #[test]
     fn a_faulted_in_table_takes_no_page_fault_on_writes() {
         // This thread's minor page faults so far.
-        fn faults() -> i64 {
+        fn faults() -> libc::c_long {
             // SAFETY: an all-zero `rusage` is a valid value (integers and
             // timevals), and getrusage writes one into it.
             let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -260,38 +264,35 @@ mod tests {
             assert_eq!(done, 0);
             usage.ru_minflt
         }
-        // The count sees faults: memory straight from the system (not
-        // from the allocator, which may hand back pages already used)
-        // faults on its first writes.
-        let bytes = 1 << 22;
-        // SAFETY: a new private anonymous mapping, written within its
-        // length and unmapped once, below.
-        unsafe {
-            let fresh = libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            );
-            assert_ne!(fresh, libc::MAP_FAILED);
+        // The faults taken by writing one slot of every page, the last
+        // slot included.
+        #[inline(never)]
+        fn write_every_page(table: &Table) -> libc::c_long {
             let before = faults();
-            for page in (0..bytes).step_by(4096) {
-                fresh.cast::<u8>().add(page).write_volatile(1);
+            let last = table.slots.len() - 1;
+            for i in (0..table.slots.len()).step_by(64).chain([last]) {
+                table.slots[i].data.store(i as u64, Relaxed);
             }
-            assert!(faults() > before, "writing fresh memory faults");
-            libc::munmap(fresh, bytes);
+            faults() - before
         }
-        let mut table = Table::new(1 << 18);
+        // Once on a table already written, so that the loop's own code is
+        // in before anything is counted.
+        let warm = Table::new(1 << 8);
+        write_every_page(&warm);
+        write_every_page(&warm);
+        let entries = 1 << 22;
+        let control = Table::new(entries);
+        assert!(write_every_page(&control) > 0, "fresh memory faults");
+        drop(control);
+        let mut table = Table::new(entries);
         table.store(7, entry(7));
         table.fault_in();
         assert_eq!(table.probe(7), Some(entry(7)), "entries are kept");
-        let before = faults();
-        for (i, slot) in table.slots.iter().enumerate().step_by(64) {
-            slot.data.store(i as u64, Relaxed);
-        }
-        assert_eq!(faults() - before, 0, "no page faults once faulted in");
+        assert_eq!(
+            write_every_page(&table),
+            0,
+            "no page faults once faulted in"
+        );
     }
 
     #[test]

@@ -316,6 +316,7 @@ $("me").onsubmit = async ev => {
   ev.preventDefault();
   // Said under the header, whatever the view: the form is in every one.
   const say = text => { $("nameMsg").textContent = text; $("nameMsg").hidden = !text; };
+  say("");
   const r = await request("/name", "change your name", {method: "POST", body: $("name").value}, say);
   if (!r) return;
   if (!r.ok) { say(`Your name was not changed: ${await refusal(r)}`); return; }
@@ -568,7 +569,9 @@ async function openReplay(id) {
   if (!r.ok) return instead(`Could not load game ${id} (${await refusal(r)})`);
   try {
     h = await r.json();
-    if (!h || !Array.isArray(h.positions) || !Array.isArray(h.moves)) throw new Error("not a game's history");
+    const history = h && Array.isArray(h.positions) && Array.isArray(h.moves)
+      && h.positions.length === h.moves.length + 1 && h.positions.every(p => typeof p === "string");
+    if (!history) throw new Error("not a game's history");
   } catch (e) {
     return instead(`Could not load game ${id}, the server's answer was unreadable (${e.message})`);
   }

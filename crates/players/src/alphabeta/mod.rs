@@ -205,19 +205,17 @@ impl<E: Evaluator> Player for AlphaBeta<E> {
     /// to fill the solver's, in the move that first tried it
     /// (docs/search-log.md row 14), and the system's zeroing of the
     /// table's pages as the first search touched them cost up to 100 ms of
-    /// it (docs/measurements.md), so both are faulted in here. A player
-    /// with a depth never solves, and only gets its table, left to be
-    /// touched as it is searched.
+    /// it (docs/measurements.md), so both are faulted in here. Whatever
+    /// the player's own budget: a caller may search a player of a fixed
+    /// depth against a clock or a time of its own (`nn` alone is depth 7,
+    /// and the server analyses with it for a second).
     fn start(&mut self) -> Result<(), StartError> {
-        let timed = !matches!(self.budget, Budget::Depth(_));
         if self.table.is_none() {
             let mut table = Table::new(self.table_entries);
-            if timed {
-                table.fault_in();
-            }
+            table.fault_in();
             self.table = Some(table);
         }
-        if timed && self.solver.is_none() {
+        if self.solver.is_none() {
             let mut solver = Solver::new();
             solver.fault_in();
             self.solver = Some(solver);
@@ -524,9 +522,10 @@ mod tests {
         assert!(timed.table.is_none() && timed.solver.is_none());
         timed.start().expect("our players always start");
         assert!(timed.table.is_some() && timed.solver.is_some());
+        // A fixed depth too: its caller may search it against a clock.
         let mut deep = AlphaBeta::new(Budget::Depth(3), Weights::default(), 1);
         deep.start().expect("our players always start");
-        assert!(deep.table.is_some() && deep.solver.is_none());
+        assert!(deep.table.is_some() && deep.solver.is_some());
     }
 
     #[test]

@@ -411,7 +411,7 @@ try {
   await bob.goto(`${url}?replay=${whole}`);
   await waitText(bob, "#atitle", "the server's answer was unreadable");
   await bob.unroute("**/games/*/history");
-  await bob.route("**/games/*/history", route => route.fulfill({ status: 200, body: "{}" }));
+  await bob.route("**/games/*/history", route => route.fulfill({ status: 200, body: '{"positions": [], "moves": []}' }));
   await bob.goto(`${url}?replay=${whole}`);
   await waitText(bob, "#atitle", "unreadable \\(not a game's history\\)");
   await bob.unroute("**/games/*/history");
@@ -422,10 +422,10 @@ try {
   await waitText(bob, "#nameMsg", "Could not change your name: the server cannot be reached");
   check(!/name/.test(await text(bob, "#amsg")), "the analysis view is left alone");
   await bob.unroute("**/name");
-  await bob.click("#saveName");
-  await bob.waitForFunction(() => document.querySelector("#nameMsg").hidden, null, WAIT);
   await bob.fill("#name", "Bob");
-  await bob.click("#saveName");
+  const [saved] = await Promise.all([bob.waitForResponse(r => r.url().endsWith("/name"), WAIT), bob.click("#saveName")]);
+  check(saved.ok(), "the name is saved once the server answers");
+  await bob.waitForFunction(() => document.querySelector("#nameMsg").hidden, null, WAIT);
   await bob.route("**/games/*/history", route => route.fulfill({ status: 503, body: "busy" }));
   await bob.goto(`${url}?replay=${whole}`);
   await waitText(bob, "#atitle", `Could not load game ${whole} \\(busy\\)`);

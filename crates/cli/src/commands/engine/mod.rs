@@ -133,12 +133,14 @@ impl Engine {
         let rest: Vec<&str> = words.collect();
         match first {
             "yolah" => {
-                self.ready();
+                let unready = self.ready();
                 self.handshake();
+                self.say_unready(unready);
             }
             "isready" => {
-                self.ready();
+                let unready = self.ready();
                 self.out.line("readyok");
+                self.say_unready(unready);
             }
             "setoption" => self.set_option(&rest),
             "newgame" => {
@@ -146,7 +148,8 @@ impl Engine {
                     self.error("newgame: a search is running; send stop first");
                 } else if let Some(p) = self.player() {
                     p.new_game();
-                    self.ready();
+                    let unready = self.ready();
+                    self.say_unready(unready);
                 }
             }
             "position" => {
@@ -169,13 +172,26 @@ impl Engine {
     /// Readies the player while no search runs (`Player::start`: an
     /// alpha-beta player allocates its table and solver), so that the
     /// first `go` after the handshake, `isready` or `newgame` does not
-    /// spend its time on it.
-    fn ready(&mut self) {
+    /// spend its time on it; why not, if it could not be.
+    fn ready(&mut self) -> Option<String> {
         if self.searching() {
-            return;
+            return None;
         }
-        if let Some(Err(e)) = self.player().map(|p| p.start()) {
-            self.error(format!("the player is not ready: {e}"));
+        match self.player().map(|p| p.start()) {
+            Some(Err(e)) => Some(e.to_string()),
+            _ => None,
+        }
+    }
+
+    /// Reports a player that could not be readied (only an engine behind
+    /// `engine:cmd=` can fail) as one `info string` line after the
+    /// command's answer: the command itself was understood, and `go` will
+    /// try again.
+    fn say_unready(&self, unready: Option<String>) {
+        if let Some(why) = unready {
+            let why = why.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
+            self.out
+                .line(&format!("info string the player is not ready: {why}"));
         }
     }
 
