@@ -1,15 +1,17 @@
 //! Criterion benches of the players' hot paths: the heuristic evaluation,
 //! MCTS iterations, an alpha-beta search, and the network.
 //!
-//! `cargo bench -p yolah-players` (add `-- NAME` to pick one, e.g. `network`).
+//! `cargo bench -p yolah-players` (add `-- NAME` to pick one, e.g. `network`:
+//! the shipped network; `network_gen2`: the first format's gen2).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
 use yolah::playout::sample_positions;
-use yolah::Position;
+use yolah::{Move, Position};
 use yolah_players::eval::{evaluate, Evaluator, Weights};
 use yolah_players::from_spec;
-use yolah_players::nn::QuantNet;
+use yolah_players::nn::v2::quant::QuantNet as QuantNetV2;
+use yolah_players::nn::{Network, QuantNet};
 
 fn players(c: &mut Criterion) {
     let positions = sample_positions(1024, 11);
@@ -45,18 +47,38 @@ fn players(c: &mut Criterion) {
 }
 
 fn network(c: &mut Criterion) {
-    let net = QuantNet::gen2();
     let positions = sample_positions(1024, 11);
-    let states: Vec<_> = positions.iter().map(|p| net.accumulators(p)).collect();
     let moves: Vec<_> = positions.iter().map(|p| p.legal_moves()[0]).collect();
-    let mut g = c.benchmark_group("network");
+    // The shipped network (the second format, 256 wide) and gen2 (the
+    // first format), each under its own name.
+    network_benches(c, "network", &positions, &moves, &shipped_256());
+    network_benches(c, "network_gen2", &positions, &moves, &QuantNet::gen2());
+}
+
+/// The shipped network as its own type, so that its calls are the search's.
+fn shipped_256() -> QuantNetV2<256> {
+    match Network::shipped() {
+        Network::W256(net) => net,
+        _ => panic!("the shipped network is no longer 256 wide: change this bench"),
+    }
+}
+
+fn network_benches<E: Evaluator>(
+    c: &mut Criterion,
+    group: &str,
+    positions: &[Position],
+    moves: &[Move],
+    net: &E,
+) {
+    let states: Vec<_> = positions.iter().map(|p| net.root_state(p)).collect();
+    let mut g = c.benchmark_group(group);
     g.throughput(Throughput::Elements(positions.len() as u64));
     // Full: accumulators from scratch, then the rest of the network.
     g.bench_function("evaluate_full", |b| {
         b.iter(|| {
             positions
                 .iter()
-                .map(|p| net.evaluate(black_box(p), &net.accumulators(p), 0))
+                .map(|p| net.evaluate(black_box(p), &net.root_state(p), 0))
                 .sum::<i32>()
         })
     });
@@ -72,13 +94,10 @@ fn network(c: &mut Criterion) {
     });
     g.bench_function("accumulator_update", |b| {
         b.iter(|| {
-            positions
-                .iter()
-                .zip(&states)
-                .zip(&moves)
-                // The whole result (both views, every lane) must be made.
-                .map(|((p, s), &m)| black_box(net.update(s, black_box(p), m))[0].0[0])
-                .sum::<i32>()
+            // The whole result (both views, every lane) must be made.
+            for ((p, s), &m) in positions.iter().zip(&states).zip(moves) {
+                black_box(net.child_state(s, black_box(p), m));
+            }
         })
     });
     g.finish();

@@ -1,7 +1,7 @@
-//! The second layer on the first layer's 8-bit outputs, in two versions
-//! that give identical integers: AVX2 (chosen at compile time where the
-//! target has it, as `.cargo/config.toml` arranges on x86-64 Linux) and a
-//! portable loop.
+//! The second layer on the first layer's 8-bit outputs, in three versions
+//! that give identical integers: AVX-512 VNNI (chosen at run time on a CPU
+//! that has it), AVX2 (chosen at compile time where the target has it, as
+//! `.cargo/config.toml` arranges on x86-64 Linux) and a portable loop.
 //!
 //! Inputs come in groups of four and a group's weights are interleaved per
 //! output, `group[4j + k] = w[4g + k][j]`: one broadcast of four unsigned
@@ -11,6 +11,15 @@
 //! outputs. No sum saturates: inputs are at most 127 and weights within
 //! ±127 (−128 is never produced), so a pair of products stays within
 //! ±32,258.
+//!
+//! With VNNI a group is two instructions: `vpdpbusd` multiplies the four
+//! broadcast inputs by the four weights of each of 8 outputs and adds the
+//! four products into that output's 32-bit lane, without saturating. It
+//! runs on 256-bit registers (AVX-512VL): on the development machine 512-bit
+//! ones were no faster (57 ns a call of 64 groups, as AVX2; 36 ns with
+//! 256). The binary is still built for x86-64-v3 (so that valgrind, which
+//! does not emulate AVX-512, can run it); the VNNI function alone is
+//! compiled for AVX-512, and called only after the CPU said it has it.
 
 use crate::nn::HIDDEN2;
 
@@ -25,6 +34,11 @@ pub struct Group(pub [i8; 4 * HIDDEN2]);
 #[inline]
 pub(crate) fn affine(x: &[u8], groups: &[Group], start: [i32; HIDDEN2]) -> [i32; HIDDEN2] {
     assert_eq!(x.len(), 4 * groups.len());
+    #[cfg(target_arch = "x86_64")]
+    if has_vnni() {
+        // SAFETY: the CPU has AVX-512F and AVX-512 VNNI (just asked).
+        return unsafe { affine_vnni(x, groups, start) };
+    }
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     {
         affine_avx2(x, groups, start)
@@ -84,6 +98,82 @@ fn affine_avx2(x: &[u8], groups: &[Group], start: [i32; HIDDEN2]) -> [i32; HIDDE
     out
 }
 
+/// Whether this CPU runs [`affine_vnni`]: std asks the CPU once and keeps
+/// the answer, so this is a load and a test.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_vnni() -> bool {
+    std::arch::is_x86_feature_detected!("avx512vl")
+        && std::arch::is_x86_feature_detected!("avx512vnni")
+}
+
+/// [`affine`] with `vpdpbusd` on 256-bit registers: two per group (outputs
+/// 0 to 7, then 8 to 15). Four pairs of sums run side by side (groups
+/// `4i`, `4i + 1`, … each into its own), so that an instruction does not
+/// wait for the one before it (`vpdpbusd` takes five cycles, and two can
+/// start in each), and are added at the end.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512VL and AVX-512 VNNI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512vl,avx512vnni")]
+unsafe fn affine_vnni(x: &[u8], groups: &[Group], start: [i32; HIDDEN2]) -> [i32; HIDDEN2] {
+    use core::arch::x86_64::{
+        __m256i, _mm256_add_epi32, _mm256_dpbusd_epi32, _mm256_load_si256, _mm256_loadu_si256,
+        _mm256_set1_epi32, _mm256_setzero_si256, _mm256_storeu_si256,
+    };
+    const LANES: usize = 8;
+    const _: () = assert!(HIDDEN2 == 2 * LANES);
+    let group = |[low, high]: [__m256i; 2], four: &[u8], group: &Group| {
+        let inputs = _mm256_set1_epi32(i32::from_le_bytes([four[0], four[1], four[2], four[3]]));
+        let weights: *const __m256i = group.0.as_ptr().cast();
+        // SAFETY: a `Group` is two 256-bit registers, 32-byte aligned.
+        let (w_low, w_high) = unsafe {
+            (
+                _mm256_load_si256(weights),
+                _mm256_load_si256(weights.add(1)),
+            )
+        };
+        [
+            _mm256_dpbusd_epi32(low, inputs, w_low),
+            _mm256_dpbusd_epi32(high, inputs, w_high),
+        ]
+    };
+    // SAFETY: `start` and `out` hold 2 * LANES i32.
+    let first = unsafe {
+        [
+            _mm256_loadu_si256(start.as_ptr().cast()),
+            _mm256_loadu_si256(start.as_ptr().add(LANES).cast()),
+        ]
+    };
+    let zero = [_mm256_setzero_si256(); 2];
+    let mut sums = [first, zero, zero, zero];
+    let (x_sixteens, x_rest) = x.as_chunks::<16>();
+    let (g_fours, g_rest) = groups.as_chunks::<4>();
+    for (sixteen, four_groups) in x_sixteens.iter().zip(g_fours) {
+        for (k, sum) in sums.iter_mut().enumerate() {
+            *sum = group(*sum, &sixteen[4 * k..4 * k + 4], &four_groups[k]);
+        }
+    }
+    for (four, g) in x_rest.chunks_exact(4).zip(g_rest) {
+        sums[0] = group(sums[0], four, g);
+    }
+    let half = |h: usize| {
+        _mm256_add_epi32(
+            _mm256_add_epi32(sums[0][h], sums[1][h]),
+            _mm256_add_epi32(sums[2][h], sums[3][h]),
+        )
+    };
+    let mut out = [0i32; HIDDEN2];
+    // SAFETY: as above.
+    unsafe {
+        _mm256_storeu_si256(out.as_mut_ptr().cast(), half(0));
+        _mm256_storeu_si256(out.as_mut_ptr().add(LANES).cast(), half(1));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +204,13 @@ mod tests {
                 std::array::from_fn(|_| rng.below(1 << 21) as i32 - (1 << 20));
             let expected = affine_portable(&x, &w, start);
             assert_eq!(affine(&x, &w, start), expected);
+            #[cfg(target_arch = "x86_64")]
+            if has_vnni() {
+                // SAFETY: just asked.
+                assert_eq!(unsafe { affine_vnni(&x, &w, start) }, expected);
+            }
+            #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+            assert_eq!(affine_avx2(&x, &w, start), expected);
             // And the portable loop is the plain definition.
             for (j, &e) in expected.iter().enumerate() {
                 let mut sum = i64::from(start[j]);
