@@ -126,6 +126,30 @@ fn handshake_options_and_readiness() {
 }
 
 #[test]
+fn a_player_that_cannot_be_readied_is_reported_after_each_answer() {
+    // The player is itself an engine whose program does not exist: the
+    // handshake, isready and newgame are answered, each followed by one line
+    // that says why the player is not ready.
+    let mut e = Engine::yolah("engine:cmd=/nonexistent/yolah-engine");
+    let reported = |line: String| {
+        assert!(
+            line.starts_with("info string the player is not ready: ")
+                && line.contains("/nonexistent/yolah-engine"),
+            "{line}"
+        );
+    };
+    e.send("yolah");
+    e.until("yolahok");
+    reported(e.answer());
+    e.send("isready");
+    assert_eq!(e.answer(), "readyok");
+    reported(e.answer());
+    e.send("newgame");
+    reported(e.answer());
+    e.quit();
+}
+
+#[test]
 fn positions_searches_and_limits() {
     let mut e = Engine::yolah("alphabeta:depth=2");
     e.send("position startpos moves d5:b7 e5:c7");

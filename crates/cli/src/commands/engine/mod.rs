@@ -132,24 +132,17 @@ impl Engine {
         };
         let rest: Vec<&str> = words.collect();
         match first {
-            "yolah" => {
-                let unready = self.ready();
-                self.handshake();
-                self.say_unready(unready);
-            }
-            "isready" => {
-                let unready = self.ready();
-                self.out.line("readyok");
-                self.say_unready(unready);
-            }
+            "yolah" => self.ready_then(Self::handshake),
+            "isready" => self.ready_then(|engine| engine.out.line("readyok")),
             "setoption" => self.set_option(&rest),
             "newgame" => {
                 if self.searching() {
                     self.error("newgame: a search is running; send stop first");
                 } else if let Some(p) = self.player() {
+                    // Forgets the last game (an alpha-beta player clears its
+                    // table), then readies what a first game would need.
                     p.new_game();
-                    let unready = self.ready();
-                    self.say_unready(unready);
+                    self.ready_then(|_| ());
                 }
             }
             "position" => {
@@ -172,23 +165,18 @@ impl Engine {
     /// Readies the player while no search runs (`Player::start`: an
     /// alpha-beta player allocates its table and solver), so that the
     /// first `go` after the handshake, `isready` or `newgame` does not
-    /// spend its time on it; why not, if it could not be.
-    fn ready(&mut self) -> Option<String> {
-        if self.searching() {
-            return None;
-        }
-        match self.player().map(|p| p.start()) {
-            Some(Err(e)) => Some(e.to_string()),
-            _ => None,
-        }
-    }
-
-    /// Reports a player that could not be readied (only an engine behind
-    /// `engine:cmd=` can fail) as one `info string` line after the
-    /// command's answer: the command itself was understood, and `go` will
-    /// try again.
-    fn say_unready(&self, unready: Option<String>) {
+    /// spend its time on it; then gives the command's `answer`. A player
+    /// that could not be readied (only an engine behind `engine:cmd=` can
+    /// fail) is reported as one `info string` line after the answer: the
+    /// command itself was understood, and `go` will try again.
+    fn ready_then(&mut self, answer: impl FnOnce(&Self)) {
+        let unready = match self.searching() {
+            true => None,
+            false => self.player().and_then(|p| p.start().err()),
+        };
+        answer(self);
         if let Some(why) = unready {
+            let why = why.to_string();
             let why = why.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
             self.out
                 .line(&format!("info string the player is not ready: {why}"));
