@@ -33,6 +33,25 @@ impl PyPlayer {
     fn lock(&self) -> std::sync::MutexGuard<'_, Box<dyn Player>> {
         self.player.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Searches `pos` with `search` after readying the player (an
+    /// alpha-beta player's table is faulted in, an engine's program
+    /// started; nothing after the first call), so that the first search
+    /// gets its whole budget; with the GIL released.
+    fn ready_then<T: Send>(
+        &self,
+        py: Python<'_>,
+        search: impl FnOnce(&mut dyn Player) -> T + Send,
+    ) -> PyResult<T> {
+        py.detach(|| {
+            let mut player = self.lock();
+            player
+                .start()
+                .map_err(|e| format!("the player is not ready: {e}"))?;
+            Ok(search(player.as_mut()))
+        })
+        .map_err(|e: String| YolahError::new_err(e))
+    }
 }
 
 #[pymethods]
@@ -52,19 +71,21 @@ impl PyPlayer {
     }
 
     /// The move the player makes in `position` (raises `IllegalMoveError`
-    /// once the game is over).
+    /// once the game is over, `YolahError` for a player that cannot start,
+    /// such as an engine whose program does not run).
     fn choose_move(&self, py: Python<'_>, position: &PyPosition) -> PyResult<crate::PyMove> {
         let pos = checked(position)?;
-        Ok(crate::PyMove(py.detach(|| self.lock().choose_move(&pos))))
+        Ok(crate::PyMove(self.ready_then(py, |p| p.choose_move(&pos))?))
     }
 
     /// Searches `position` and returns a dict: `best_move`, `score` (a
     /// number, or `None` for a player with no opinion), `score_unit`
     /// (`"centipoints"`: 100 per point of final margin; `"win_rate"`: 0 to
     /// 1; `"none"`), `depth`, `iterations`, `nodes`, `seconds`, `pv`.
+    /// Raises as `choose_move` does.
     fn analyse<'py>(&self, py: Python<'py>, position: &PyPosition) -> PyResult<Bound<'py, PyDict>> {
         let pos = checked(position)?;
-        let a = py.detach(|| self.lock().analyse(&pos));
+        let a = self.ready_then(py, |p| p.analyse(&pos))?;
         let d = PyDict::new(py);
         d.set_item("best_move", a.best_move.to_string())?;
         match a.score {

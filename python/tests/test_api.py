@@ -207,3 +207,11 @@ def test_an_engine_that_cannot_start_stops_the_match():
         yolah.play_match("engine:cmd=false", "random", 2)
     with pytest.raises(yolah.YolahError, match="did not start"):
         yolah.tournament(["random", "engine:cmd=false"], 1)
+
+
+def test_a_player_that_cannot_start_says_so_when_asked_to_move():
+    p = yolah.Player("engine:cmd=false")
+    with pytest.raises(yolah.YolahError, match=r"the player is not ready: engine:cmd=false did not start"):
+        p.choose_move(yolah.Position())
+    with pytest.raises(yolah.YolahError, match="the player is not ready"):
+        p.analyse(yolah.Position())

@@ -130,10 +130,14 @@ class Player:
     def __init__(self, spec: str) -> None: ...
     @property
     def spec(self) -> str: ...
-    def choose_move(self, position: Position) -> Move: ...
+    def choose_move(self, position: Position) -> Move:
+        """The player's move. Raises ``IllegalMoveError`` once the game is
+        over, ``YolahError`` for a player that cannot start (an engine whose
+        program does not run)."""
     def analyse(self, position: Position) -> dict[str, Any]:
         """``best_move``, ``score``, ``score_unit``, ``depth``,
-        ``iterations``, ``nodes``, ``seconds``, ``pv``."""
+        ``iterations``, ``nodes``, ``seconds``, ``pv``. Raises as
+        ``choose_move`` does."""
     def new_game(self) -> None: ...
 
 def random_games(games: int, seed: int = 0, threads: int = 1, first: int = 0) -> dict[str, int]: ...

@@ -245,9 +245,13 @@ impl Game<'_> {
                 writeln!(self.out, "{}", moves.join(" "))?;
             }
             "hint" => {
-                let hinter = self
-                    .hint_player
-                    .get_or_insert_with(|| from_spec(HINT_SPEC).expect("the hint spec is valid"));
+                let hinter = self.hint_player.get_or_insert_with(|| {
+                    let mut hinter = from_spec(HINT_SPEC).expect("the hint spec is valid");
+                    // Its table is faulted in before its clock runs, so that
+                    // the first hint gets its whole half second.
+                    hinter.start().expect("an alpha-beta player always starts");
+                    hinter
+                });
                 let a = hinter.analyse(&self.pos);
                 writeln!(
                     self.out,
