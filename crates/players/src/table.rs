@@ -42,11 +42,15 @@ pub(crate) struct Entry {
     pub(crate) score: i16,
     pub(crate) depth: u8,
     pub(crate) bound: Bound,
+    /// The position's static value, when the search evaluated it and it
+    /// is not decided (a decided value depends on the ply).
+    pub(crate) eval: Option<i16>,
 }
 
 impl Entry {
     /// Move in bits 0..16, score 16..32, depth 32..40, bound 40..42 (never
-    /// zero, so an empty slot never decodes).
+    /// zero, so an empty slot never decodes), the static value in 42..58
+    /// with bit 58 set when there is one.
     fn pack(self) -> u64 {
         let bound: u64 = match self.bound {
             Bound::Exact => 1,
@@ -57,6 +61,7 @@ impl Entry {
             | u64::from(self.score as u16) << 16
             | u64::from(self.depth) << 32
             | bound << 40
+            | self.eval.map_or(0, |e| 1 << 58 | u64::from(e as u16) << 42)
     }
 
     fn unpack(data: u64) -> Option<Entry> {
@@ -71,6 +76,7 @@ impl Entry {
             score: (data >> 16) as u16 as i16,
             depth: (data >> 32) as u8,
             bound,
+            eval: (data >> 58 & 1 == 1).then_some((data >> 42) as u16 as i16),
         })
     }
 }
@@ -241,6 +247,7 @@ mod tests {
             score: (i as i16).wrapping_mul(7),
             depth: (i % 200) as u8,
             bound: [Bound::Exact, Bound::Lower, Bound::Upper][i as usize % 3],
+            eval: (!i.is_multiple_of(5)).then_some((i as i16).wrapping_mul(-13)),
         }
     }
 

@@ -271,6 +271,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 score: to_table(score, 0),
                 depth: depth.min(255) as u8,
                 bound,
+                eval: None,
             };
             self.table.store(root_key, entry);
         }
@@ -326,8 +327,9 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             }
         }
         let pv_node = beta - alpha > 1;
-        // The static value, evaluated when a pruning rule first needs it.
-        let mut static_value = None;
+        // The static value, evaluated when a pruning rule first needs it,
+        // unless the table kept it.
+        let mut static_value = table_entry.and_then(|(entry, _)| entry.eval.map(i32::from));
         // Reverse futility: this close to the horizon, a static value far
         // enough above beta is taken as a cut without a search.
         let rfp_depth = if options.rfp_deeper {
@@ -540,6 +542,7 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             score: to_table(best, ply),
             depth: depth.min(255) as u8,
             bound,
+            eval: static_value.filter(|v| v.abs() < DECIDED).map(|v| v as i16),
         };
         self.table.store(key, entry);
         best

@@ -364,6 +364,7 @@ impl Solver {
             score: best as i16,
             depth: 0,
             bound,
+            eval: None,
         };
         self.table.store(k, entry);
         best
