@@ -46,7 +46,10 @@ pub(super) struct MoveKeys {
 
 impl<E: Evaluator> Worker<'_, E> {
     /// Move `m`'s key at the node `pos` (whose evaluator state is `state`)
-    /// at `ply`: higher is searched first.
+    /// at `ply`: higher is searched first. Inlined into the loop that keys
+    /// a node's moves: called apart, saving and restoring registers had
+    /// cost as much as the key itself.
+    #[inline(always)]
     pub(super) fn order_key(
         &self,
         pos: &Position,
