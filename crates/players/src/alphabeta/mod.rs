@@ -529,6 +529,37 @@ mod tests {
     }
 
     #[test]
+    fn the_static_values_the_table_keeps_are_the_evaluators() {
+        let mut player = AlphaBeta::new(Budget::Depth(6), Weights::default(), 1);
+        player.set_hash(1);
+        let mut pos = Position::START;
+        for m in ["d5:b7", "e5:c7", "e4:e2", "d4:b2"] {
+            pos.play(m.parse().unwrap());
+        }
+        player.analyse(&pos);
+        let table = player.table.as_ref().expect("a search allocates its table");
+        // Every position within three plies that the table has a value for.
+        let mut checked = 0;
+        let mut frontier = vec![pos];
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for p in &frontier {
+                for &m in p.legal_moves().iter() {
+                    let mut child = *p;
+                    child.play(m);
+                    if let Some(eval) = table.probe(key(&child)).and_then(|e| e.eval) {
+                        assert_eq!(i32::from(eval), Weights::default().evaluate(&child, &(), 0));
+                        checked += 1;
+                    }
+                    next.push(child);
+                }
+            }
+            frontier = next;
+        }
+        assert!(checked > 100, "only {checked} values kept");
+    }
+
+    #[test]
     fn the_reserve_stays_on_the_clock() {
         let zero = Duration::ZERO;
         // Little or nothing beyond the reserve: move at once.
