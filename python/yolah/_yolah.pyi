@@ -133,7 +133,8 @@ class Player:
     def choose_move(self, position: Position) -> Move:
         """The player's move. Raises ``IllegalMoveError`` once the game is
         over, ``YolahError`` for a player that cannot start (an engine whose
-        program does not run)."""
+        program does not run; one that breaks the protocol during a search
+        answers its first legal move)."""
     def analyse(self, position: Position) -> dict[str, Any]:
         """``best_move``, ``score``, ``score_unit``, ``depth``,
         ``iterations``, ``nodes``, ``seconds``, ``pv``. Raises as

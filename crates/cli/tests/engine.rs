@@ -134,7 +134,7 @@ fn a_player_that_cannot_be_readied_is_reported_after_each_answer() {
     let reported = |line: String| {
         assert!(
             line.starts_with("info string the player is not ready: ")
-                && line.contains("/nonexistent/yolah-engine"),
+                && line.contains("cannot run \"/nonexistent/yolah-engine\""),
             "{line}"
         );
     };

@@ -1,8 +1,9 @@
 //! Criterion benches of the players' hot paths: the heuristic evaluation,
 //! MCTS iterations, an alpha-beta search, and the network.
 //!
-//! `cargo bench -p yolah-players` (add `-- NAME` to pick one, e.g. `network`:
-//! the shipped network; `network_gen2`: the first format's gen2).
+//! `cargo bench -p yolah-players` (add `-- PATTERN` to pick some, e.g.
+//! `'^network/'`: the shipped network; `'^network_gen2/'`: the first
+//! format's gen2; criterion matches the pattern anywhere in a name).
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;

@@ -528,9 +528,11 @@ mod tests {
         assert!(deep.table.is_some() && deep.solver.is_some());
     }
 
-    #[test]
-    fn the_static_values_the_table_keeps_are_the_evaluators() {
-        let mut player = AlphaBeta::new(Budget::Depth(6), Weights::default(), 1);
+    /// Searches a middle-game position to `depth` with `evaluator`, then
+    /// checks every static value the table kept for a position within
+    /// three plies against a fresh evaluation; how many it checked.
+    fn check_kept_static_values<E: Evaluator + Clone>(evaluator: E, depth: u32) -> usize {
+        let mut player = AlphaBeta::with_evaluator(Budget::Depth(depth), evaluator.clone(), 1);
         player.set_hash(1);
         let mut pos = Position::START;
         for m in ["d5:b7", "e5:c7", "e4:e2", "d4:b2"] {
@@ -538,7 +540,6 @@ mod tests {
         }
         player.analyse(&pos);
         let table = player.table.as_ref().expect("a search allocates its table");
-        // Every position within three plies that the table has a value for.
         let mut checked = 0;
         let mut frontier = vec![pos];
         for _ in 0..3 {
@@ -548,7 +549,8 @@ mod tests {
                     let mut child = *p;
                     child.play(m);
                     if let Some(eval) = table.probe(key(&child)).and_then(|e| e.eval) {
-                        assert_eq!(i32::from(eval), Weights::default().evaluate(&child, &(), 0));
+                        let fresh = evaluator.evaluate(&child, &evaluator.root_state(&child), 0);
+                        assert_eq!(i32::from(eval), fresh, "{}", child.to_text());
                         checked += 1;
                     }
                     next.push(child);
@@ -556,6 +558,19 @@ mod tests {
             }
             frontier = next;
         }
+        checked
+    }
+
+    #[test]
+    fn the_static_values_the_table_keeps_are_the_evaluators() {
+        let checked = check_kept_static_values(Weights::default(), 6);
+        assert!(checked > 100, "only {checked} values kept");
+        // The network's values, whose accumulators are updated move by
+        // move in the search and built from scratch here.
+        let crate::nn::Network::W256(net) = crate::nn::Network::shipped() else {
+            panic!("the shipped network is no longer 256 wide: change this test");
+        };
+        let checked = check_kept_static_values(net, 5);
         assert!(checked > 100, "only {checked} values kept");
     }
 

@@ -170,9 +170,10 @@ impl Engine {
     /// fail) is reported as one `info string` line after the answer: the
     /// command itself was understood, and `go` will try again.
     fn ready_then(&mut self, answer: impl FnOnce(&Self)) {
-        let unready = match self.searching() {
-            true => None,
-            false => self.player().and_then(|p| p.start().err()),
+        let unready = if self.searching() {
+            None
+        } else {
+            self.player().and_then(|p| p.start().err())
         };
         answer(self);
         if let Some(why) = unready {
