@@ -72,8 +72,9 @@ impl PyPlayer {
 
     /// The move the player makes in `position` (raises `IllegalMoveError`
     /// once the game is over, `YolahError` for a player that cannot start,
-    /// such as an engine whose program does not run; an engine that breaks
-    /// the protocol during a search answers its first legal move).
+    /// such as an engine whose program does not run). An engine that breaks
+    /// the protocol during a search does not raise: the position's first
+    /// legal move is returned (and its analysis has no score).
     fn choose_move(&self, py: Python<'_>, position: &PyPosition) -> PyResult<crate::PyMove> {
         let pos = checked(position)?;
         Ok(crate::PyMove(self.ready_then(py, |p| p.choose_move(&pos))?))

@@ -133,8 +133,9 @@ class Player:
     def choose_move(self, position: Position) -> Move:
         """The player's move. Raises ``IllegalMoveError`` once the game is
         over, ``YolahError`` for a player that cannot start (an engine whose
-        program does not run; one that breaks the protocol during a search
-        answers its first legal move)."""
+        program does not run). An engine that breaks the protocol during a
+        search does not raise: the position's first legal move is returned
+        (and its analysis has no score)."""
     def analyse(self, position: Position) -> dict[str, Any]:
         """``best_move``, ``score``, ``score_unit``, ``depth``,
         ``iterations``, ``nodes``, ``seconds``, ``pv``. Raises as
