@@ -45,9 +45,7 @@ impl PyPlayer {
     ) -> PyResult<T> {
         py.detach(|| {
             let mut player = self.lock();
-            player
-                .start()
-                .map_err(|e| format!("the player is not ready: {e}"))?;
+            player.start().map_err(|e| e.not_ready())?;
             Ok(search(player.as_mut()))
         })
         .map_err(|e: String| YolahError::new_err(e))

@@ -116,6 +116,15 @@ impl std::fmt::Display for StartError {
 
 impl std::error::Error for StartError {}
 
+impl StartError {
+    /// What a caller that was about to search says of it: "the player is
+    /// not ready: " and the error. `yolah engine`'s `info string` (on one
+    /// line) and Python's `YolahError` both use it.
+    pub fn not_ready(&self) -> String {
+        format!("the player is not ready: {self}")
+    }
+}
+
 /// A computer player.
 pub trait Player: Send {
     /// The spec this player was built from.

@@ -177,10 +177,10 @@ impl Engine {
         };
         answer(self);
         if let Some(why) = unready {
-            let why = why.to_string();
+            // The protocol's lines are one line each: stderr's lines joined.
+            let why = why.not_ready();
             let why = why.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
-            self.out
-                .line(&format!("info string the player is not ready: {why}"));
+            self.out.line(&format!("info string {why}"));
         }
     }
 
