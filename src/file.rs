@@ -8,7 +8,8 @@
 //! ```
 //! use yolah::file::{read_text_limited, FileError};
 //!
-//! let path = std::env::temp_dir().join("yolah-file-doctest.txt");
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("game.txt");
 //! std::fs::write(&path, "d5:b7 e5:c7").unwrap();
 //! assert_eq!(read_text_limited(&path, 100).unwrap(), "d5:b7 e5:c7");
 //! let e = read_text_limited(&path, 5).unwrap_err();

@@ -170,15 +170,15 @@ fn parse_line(line: &str) -> Result<Climb, &'static str> {
 mod tests {
     use super::*;
 
-    fn temp(name: &str) -> String {
-        let dir = std::env::temp_dir().join(format!("magicgen-climb-log-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.join(name).to_str().unwrap().to_string()
+    /// The path of `name` in `dir`, a test's own directory (removed with it).
+    fn temp(dir: &tempfile::TempDir, name: &str) -> String {
+        dir.path().join(name).to_str().unwrap().to_string()
     }
 
     #[test]
     fn a_log_keeps_its_climbs_and_drops_a_line_cut_short() {
-        let path = temp("keeps");
+        let dir = tempfile::tempdir().unwrap();
+        let path = temp(&dir, "keeps");
         let head = header(3, Indexing::Black, 100);
         let (log, climbs) = ClimbLog::open(&path, &head).unwrap();
         assert!(climbs.is_empty());
@@ -216,12 +216,12 @@ mod tests {
         drop(log);
         let (_, climbs) = ClimbLog::open(&path, &head).unwrap();
         assert_eq!(climbs.len(), 3);
-        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
     fn a_log_of_another_run_or_a_damaged_one_is_refused() {
-        let path = temp("refused");
+        let dir = tempfile::tempdir().unwrap();
+        let path = temp(&dir, "refused");
         let head = header(3, Indexing::Black, 100);
         let refused = |text: &str| {
             std::fs::write(&path, text).unwrap();
@@ -243,6 +243,5 @@ mod tests {
             .err()
             .unwrap()
             .contains("not text"));
-        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -240,7 +240,7 @@ static inline uint64_t bishop_attacks(int square, uint64_t occupied)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
     use std::process::Command;
     use yolah_geometry::rays::{relevant_mask, slider_attacks_slow, subsets};
     use yolah_geometry::Bitboard;
@@ -272,12 +272,9 @@ mod tests {
         out
     }
 
-    /// A fresh directory for one test's files.
-    fn scratch_dir(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("magicgen-export-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        dir
+    /// A fresh directory for one test's files, removed when it drops.
+    fn scratch_dir() -> tempfile::TempDir {
+        tempfile::tempdir().expect("a temporary directory")
     }
 
     /// Runs `program` with `args`, and then the binary it built, and returns
@@ -303,8 +300,8 @@ mod tests {
 
     #[test]
     fn the_rust_export_matches_ray_casting() {
-        let dir = scratch_dir("rust");
-        let source = dir.join("attacks.rs");
+        let dir = scratch_dir();
+        let source = dir.path().join("attacks.rs");
         let mut text = export(&committed(), Lang::Rust).unwrap();
         text.push_str(
             r#"
@@ -326,25 +323,24 @@ fn main() {
 "#,
         );
         std::fs::write(&source, text).unwrap();
-        let binary = dir.join("attacks");
+        let binary = dir.path().join("attacks");
         let args = ["--edition", "2021", "-O", "-o"];
         let args: Vec<&str> = args
             .into_iter()
             .chain([binary.to_str().unwrap(), source.to_str().unwrap()])
             .collect();
         assert_eq!(build_and_run("rustc", &args, &binary), expected());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn the_c_export_matches_ray_casting() {
-        let dir = scratch_dir("c");
+        let dir = scratch_dir();
         std::fs::write(
-            dir.join("attacks.h"),
+            dir.path().join("attacks.h"),
             export(&committed(), Lang::C).unwrap(),
         )
         .unwrap();
-        let harness = dir.join("harness.c");
+        let harness = dir.path().join("harness.c");
         std::fs::write(
             &harness,
             r#"#include <stdio.h>
@@ -369,7 +365,7 @@ int main(void)
 "#,
         )
         .unwrap();
-        let binary = dir.join("harness");
+        let binary = dir.path().join("harness");
         let args = [
             "-std=c99",
             "-O1",
@@ -378,7 +374,6 @@ int main(void)
             harness.to_str().unwrap(),
         ];
         assert_eq!(build_and_run("cc", &args, &binary), expected());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

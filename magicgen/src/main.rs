@@ -294,8 +294,8 @@ mod tests {
     #[test]
     fn identical_constants_are_not_rewritten() {
         let set = MagicSet::committed().expect("the committed constants parse");
-        let path =
-            std::env::temp_dir().join(format!("magicgen-unchanged-{}.txt", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("magics.txt");
         let out = path.to_str().expect("a UTF-8 temporary path");
         write_constants(&set, out).unwrap();
         let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
@@ -306,7 +306,6 @@ mod tests {
             .unwrap();
         write_constants(&set, out).unwrap();
         let modified = std::fs::metadata(&path).and_then(|m| m.modified()).unwrap();
-        std::fs::remove_file(&path).unwrap();
         // The same bytes: the file was left alone, so `include_str!` does
         // not rebuild magicgen after `cargo run -p magicgen`.
         assert_eq!(modified, old);

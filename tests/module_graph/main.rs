@@ -358,7 +358,8 @@ fn no_crate_has_a_cycle_between_its_modules() {
 /// code apart, and ignores comments, strings and tests.
 #[test]
 fn the_checker_finds_cycles_and_only_cycles() {
-    let dir = std::env::temp_dir().join(format!("module_graph_{}", std::process::id()));
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let write = |file: &str, text: &str| {
         let path = dir.join(file);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -399,5 +400,4 @@ fn the_checker_finds_cycles_and_only_cycles() {
         g.parent_loops[&Vec::new()],
         BTreeSet::from(["d".to_string()])
     );
-    fs::remove_dir_all(&dir).unwrap();
 }

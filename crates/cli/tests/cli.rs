@@ -19,10 +19,10 @@ fn json(out: &Output) -> serde_json::Value {
     serde_json::from_str(stdout(out).trim()).expect("exactly one JSON object")
 }
 
-fn temp_file(name: &str, contents: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("yolah-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+/// Writes `contents` to `name` in `dir`, a test's own directory (removed
+/// with it), and returns its path.
+fn temp_file(dir: &tempfile::TempDir, name: &str, contents: &str) -> String {
+    let path = dir.path().join(name);
     std::fs::write(&path, contents).unwrap();
     path.to_string_lossy().into_owned()
 }
@@ -82,19 +82,21 @@ fn random_games_json_is_thread_independent() {
 
 #[test]
 fn replay_text_and_json() {
-    let text = temp_file("game.txt", "d5:b7 e5:c7 # two moves\n");
+    let dir = tempfile::tempdir().unwrap();
+    let text = temp_file(&dir, "game.txt", "d5:b7 e5:c7 # two moves\n");
     let v = json(&yolah(&["replay", &text, "--json"]));
     assert_eq!(v["plies"], 2);
     assert_eq!(v["black_score"], 1);
     assert_eq!(v["game_over"], false);
     assert!(v["winner"].is_null());
-    let record = temp_file("game.json", r#"{"moves": ["d5:b7"], "black": "a"}"#);
+    let record = temp_file(&dir, "game.json", r#"{"moves": ["d5:b7"], "black": "a"}"#);
     let v = json(&yolah(&["replay", &record, "--json"]));
     assert_eq!(v["position"], "w6b/1b6/8/3xw3/3wb3/8/8/b6w w 1 0 1");
 }
 
 #[test]
 fn bad_input_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
     fails_with(&["perft", "x"], "invalid value");
     fails_with(&["perft", "3", "--moves", "d5:b7 a1:a1"], "ply 2");
     fails_with(&["perft", "3", "--moves", "d5:z9"], "not a square");
@@ -103,28 +105,29 @@ fn bad_input_is_explained() {
     fails_with(&["random-games", "--games", "-3"], "");
     fails_with(&["random-games", "--games", "lots"], "invalid value");
     fails_with(&["replay", "/no/such/file"], "cannot read /no/such/file");
-    let bad = temp_file("bad.txt", "d5:b7\ne5:c7\nb7:b7\n");
+    let bad = temp_file(&dir, "bad.txt", "d5:b7\ne5:c7\nb7:b7\n");
     fails_with(&["replay", &bad], "bad.txt:3: ply 3, move \"b7:b7\"");
-    let illegal = temp_file("illegal.txt", "d5:b7 a1:a1");
+    let illegal = temp_file(&dir, "illegal.txt", "d5:b7 a1:a1");
     fails_with(
         &["replay", &illegal],
         "illegal.txt:1: ply 2, move \"a1:a1\": illegal: white may not pass while it has moves",
     );
-    let wrong_piece = temp_file("wrong.txt", "h1:h2");
+    let wrong_piece = temp_file(&dir, "wrong.txt", "h1:h2");
     fails_with(&["replay", &wrong_piece], "does not hold a black piece");
-    let json = temp_file("bad.json", r#"{"moves": "d5:b7"}"#);
+    let json = temp_file(&dir, "bad.json", r#"{"moves": "d5:b7"}"#);
     fails_with(&["replay", &json], "not a game record");
-    let empty = temp_file("empty.txt", "  \n");
+    let empty = temp_file(&dir, "empty.txt", "  \n");
     fails_with(&["replay", &empty], "is empty");
-    let start = temp_file("start.json", r#"{"start": "bad", "moves": []}"#);
+    let start = temp_file(&dir, "start.json", r#"{"start": "bad", "moves": []}"#);
     fails_with(&["replay", &start], "start: bad position");
 }
 
 #[test]
 fn files_are_read_with_a_size_limit() {
+    let dir = tempfile::tempdir().unwrap();
     // Endless or huge files fail at once with one line, whatever reads them.
     fails_with(&["replay", "/dev/zero"], "/dev/zero is larger than 1 MiB");
-    let huge = temp_file("huge.txt", &"d5:b7 ".repeat(200_000));
+    let huge = temp_file(&dir, "huge.txt", &"d5:b7 ".repeat(200_000));
     fails_with(&["replay", &huge], "is larger than 1 MiB");
     fails_with(
         &["analyse", "--player", "alphabeta:depth=1,weights=/dev/zero"],
@@ -155,6 +158,7 @@ fn files_are_read_with_a_size_limit() {
 
 #[test]
 fn a_cause_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
     // Wrapping errors (a spec around a network around a file) carry their
     // cause in their message and do not return it again as a source.
     let once = |args: &[&str], needle: &str| {
@@ -168,12 +172,12 @@ fn a_cause_is_said_once() {
         &["analyse", "--player", "nn:net=/no/such.bin"],
         "cannot read /no/such.bin",
     );
-    let cut = temp_file("cut.bin", "YOLAHNN4abcd");
+    let cut = temp_file(&dir, "cut.bin", "YOLAHNN4abcd");
     once(
         &["analyse", "--player", &format!("nn:net={cut}")],
         "network file has 12 bytes, fewer than the 24 of a network's header",
     );
-    let text = temp_file("text.bin", "hello, this is not a network at all");
+    let text = temp_file(&dir, "text.bin", "hello, this is not a network at all");
     once(
         &["analyse", "--player", &format!("nn:net={text}")],
         "not a yolah network",

@@ -16,13 +16,6 @@ fn zoo(mode: &str) -> String {
     format!("engine:cmd=python3 {zoo} {mode}")
 }
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("yolah-failures-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// Runs `yolah args`, which must fail, and returns its stderr.
 fn failure(args: &[&str]) -> String {
     let out = yolah(args);
@@ -34,7 +27,7 @@ fn failure(args: &[&str]) -> String {
 
 #[test]
 fn an_engine_that_cannot_start_stops_the_run_and_shows_its_stderr() {
-    let d = dir("start");
+    let d = tempfile::tempdir().unwrap();
     let fail = zoo("fail");
     // Its reason on stderr, then exit 2: the match stops, saying both.
     let err = failure(&["match", &fail, "random", "--games", "4", "--json"]);
@@ -117,7 +110,7 @@ fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 
 #[test]
 fn a_tournament_file_in_use_is_refused_and_freed_when_its_run_dies() {
-    let d = dir("lock");
+    let d = tempfile::tempdir().unwrap();
     let out = path(&d, "t.jsonl");
     // The gated engine answers no move until the gate file exists, so the
     // first run holds the file for as long as this test needs it.

@@ -2,15 +2,13 @@
 //! training writes a network, the `nn` player (and `mcts:eval=nn`) load it,
 //! and every bad file is refused with a clear message.
 
-use std::path::PathBuf;
 mod common;
 
 use common::{fails_with, ok, path};
 
-fn work_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("yolah-learn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory for one test's files, removed when it drops.
+fn work_dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 #[test]
@@ -176,7 +174,7 @@ fn bad_files_are_refused_with_a_reason() {
             "--data",
             &junk,
             "--out-dir",
-            &dir.to_string_lossy(),
+            &dir.path().to_string_lossy(),
         ],
         "into itself",
     );

@@ -51,9 +51,8 @@ fn the_prompt_survives_garbage() {
 
 #[test]
 fn end_of_input_stops_cleanly_and_saves() {
-    let dir = std::env::temp_dir().join(format!("yolah-play-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("game.json");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.json");
     let file = file.to_str().unwrap();
     let (ok, out, err) = play(&["--white", "random", "--save", file], "d5:b7\n");
     assert!(ok, "{err}");
@@ -71,9 +70,8 @@ fn end_of_input_stops_cleanly_and_saves() {
 
 #[test]
 fn two_computers_play_a_whole_game() {
-    let dir = std::env::temp_dir().join(format!("yolah-watch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("watch.json");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("watch.json");
     let file = file.to_str().unwrap();
     let (ok, out, err) = play(
         &[

@@ -110,9 +110,8 @@ async fn play(addr: &str, g: usize, plies: usize) -> Game {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_games_survive_kill_9() {
-    let db = std::env::temp_dir().join(format!("yolah-kill9-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let db = db.to_str().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db").to_str().unwrap().to_string();
     let (mut server, addr) = serve(&db);
     let mut tasks = Vec::new();
     for g in 0..50 {
@@ -149,5 +148,4 @@ async fn fifty_games_survive_kill_9() {
     }
     server.kill().unwrap();
     server.wait().unwrap();
-    let _ = std::fs::remove_file(&db);
 }

@@ -6,15 +6,6 @@ mod serving;
 use serde_json::json;
 use serving::*;
 
-/// A fresh database file for one test.
-fn temp_db(name: &str) -> String {
-    let path = std::env::temp_dir().join(format!("yolah-hostile-{name}-{}.db", std::process::id()));
-    for ext in ["", "-wal", "-shm", ".lock"] {
-        let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
-    }
-    path.to_string_lossy().into_owned()
-}
-
 /// Another process holds the database's write lock while the computer
 /// thinks: its move is saved again after waits that double, a handful of
 /// times, then the game stops and the person is told; the person who left
@@ -22,7 +13,7 @@ fn temp_db(name: &str) -> String {
 /// meanwhile (no wait under the hub's lock).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_that_refuses_writes_stops_the_game_after_a_few_tries() {
-    let db = temp_db("refuses");
+    let (_dir, db) = temp_db("refuses");
     let s = serve(&["--db", &db, "--players", "alphabeta:time=3s"]);
     let (mut stays, _) = new_game(&s.addr, "alphabeta:time=3s", "white").await;
     let (leaves, _) = new_game(&s.addr, "alphabeta:time=3s", "white").await;
@@ -392,7 +383,7 @@ async fn requests_for_other_host_names_are_refused() {
 /// the first is killed, the file is free.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_server_on_the_same_database_is_refused() {
-    let db = temp_db("twice");
+    let (_dir, db) = temp_db("twice");
     let first = serve(&["--db", &db]);
     let (status, err) = serve_fails(&["--db", &db]);
     assert!(!status.success());
@@ -426,7 +417,7 @@ fn a_database_that_cannot_be_opened_is_reported_before_serving() {
 /// same move is played.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_locked_database_refuses_moves_at_once_and_the_archive_still_reads() {
-    let db = temp_db("locked");
+    let (_dir, db) = temp_db("locked");
     let s = serve(&["--db", &db]);
     let (mut black, welcome) = new_game(&s.addr, "human", "black").await;
     let mut white = client(&s.addr).await;
@@ -530,7 +521,7 @@ async fn the_search_queue_is_shared_fairly_between_addresses() {
 /// held back. Short games are kept but not listed in the archive.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_one_address_may_store_are_bounded_and_short_ones_unlisted() {
-    let db = temp_db("quota");
+    let (_dir, db) = temp_db("quota");
     let args = [
         "--db",
         db.as_str(),

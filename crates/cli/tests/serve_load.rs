@@ -136,11 +136,7 @@ fn percentiles(mut times: Vec<Duration>) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a measurement: run it in release, with --nocapture"]
 async fn moves_while_eighty_connections_read_the_archive() {
-    let db = std::env::temp_dir().join(format!("yolah-load-archive-{}.db", std::process::id()));
-    let db = db.to_string_lossy().into_owned();
-    for ext in ["", "-wal", "-shm", ".lock"] {
-        let _ = std::fs::remove_file(format!("{db}{ext}"));
-    }
+    let (_dir, db) = temp_db("archive");
     let s = serve(&[
         "--db",
         &db,

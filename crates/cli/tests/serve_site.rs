@@ -9,14 +9,6 @@ use serde_json::{json, Value};
 use serving::*;
 use std::time::Duration;
 
-fn temp_db(name: &str) -> String {
-    let path = std::env::temp_dir().join(format!("yolah-site-{name}-{}.db", std::process::id()));
-    for ext in ["", "-wal", "-shm", ".lock"] {
-        let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
-    }
-    path.to_string_lossy().into_owned()
-}
-
 /// A game between two people with `clock`: Black's and White's
 /// connections, and the keys (Black's, White's).
 async fn two_people(addr: &str, clock: &str) -> (Ws, Ws, String, String) {
@@ -53,7 +45,7 @@ async fn state_after(ws: &mut Ws, n: usize) -> Value {
 /// again once the game is loaded.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clocks_resume_after_kill_9_with_the_time_that_was_left() {
-    let db = temp_db("clocks");
+    let (_dir, db) = temp_db("clocks");
     let args = ["--db", db.as_str(), "--clocks", "3+2"];
     let s = serve(&args);
     let (mut black, mut white, black_key, white_key) = two_people(&s.addr, "3+2").await;
@@ -94,7 +86,7 @@ async fn clocks_resume_after_kill_9_with_the_time_that_was_left() {
 /// its move; `/record` agrees.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_takeback_is_in_the_database_before_anyone_hears_of_it() {
-    let db = temp_db("takeback");
+    let (_dir, db) = temp_db("takeback");
     let args = ["--db", db.as_str(), "--clocks", "3+2"];
     let s = serve(&args);
     let (mut black, mut white, black_key, white_key) = two_people(&s.addr, "3+2").await;
@@ -141,7 +133,7 @@ async fn a_takeback_is_in_the_database_before_anyone_hears_of_it() {
 /// both players see the same, and the record after a restart agrees.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_racing_the_flag_is_decided_by_the_servers_clock() {
-    let db = temp_db("flag");
+    let (_dir, db) = temp_db("flag");
     let args = ["--db", db.as_str(), "--clocks", "0.05+0"];
     let s = serve(&args);
     let mut outcomes = Vec::new();
@@ -348,7 +340,7 @@ async fn a_name_is_kept_in_a_signed_cookie() {
 /// their challenge, and follow a person who changes their name.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ratings_follow_the_person_across_games_names_and_restarts() {
-    let db = temp_db("ratings");
+    let (_dir, db) = temp_db("ratings");
     let args = ["--db", db.as_str()];
     let s = serve(&args);
     let (_, ada) = post_name(&s.addr, "Ada", None).await;

@@ -5,20 +5,13 @@ mod common;
 
 use common::{fails_with, json_ok, ok, path, yolah, RANDOM_GAMES_COUNTS};
 
-fn dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("yolah-shard-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text.trim()).expect("one JSON object")
 }
 
 #[test]
 fn random_games_shards_add_up_to_the_whole_run() {
-    let d = dir("random");
+    let d = tempfile::tempdir().unwrap();
     let whole = json_ok(&["random-games", "--games", "5000", "--seed", "3", "--json"]);
     let mut files = Vec::new();
     for k in 1..=3 {
@@ -84,7 +77,7 @@ fn random_games_shards_add_up_to_the_whole_run() {
 
 #[test]
 fn selfplay_shards_merge_into_the_bytes_of_one_run() {
-    let d = dir("selfplay");
+    let d = tempfile::tempdir().unwrap();
     let whole = path(&d, "whole.bin");
     let common = [
         "selfplay",
@@ -151,7 +144,7 @@ fn selfplay_shards_merge_into_the_bytes_of_one_run() {
 
 #[test]
 fn tournament_shards_merge_into_the_table_of_one_run() {
-    let d = dir("tournament");
+    let d = tempfile::tempdir().unwrap();
     let players = ["random", "alphabeta:depth=1", "mc:playouts=30"];
     let run = |out: &str, extra: &[&str]| {
         let mut args = vec!["tournament", "--players"];

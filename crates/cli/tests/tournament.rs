@@ -2,17 +2,15 @@
 
 use std::process::Command;
 
-fn temp(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("yolah-cli-tournament-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path.to_string_lossy().into_owned()
+/// The path of `name` in `dir`, a test's own directory (removed with it).
+fn temp(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).to_string_lossy().into_owned()
 }
 
 #[test]
 fn the_command_prints_a_table_and_json() {
-    let path = temp("cli.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp(&dir, "cli.jsonl");
     let yolah = env!("CARGO_BIN_EXE_yolah");
     let args = [
         "tournament",
@@ -54,7 +52,8 @@ fn the_command_prints_a_table_and_json() {
 
 #[test]
 fn a_tournament_with_an_external_engine_resumes_after_kill_9() {
-    let path = temp("engines.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp(&dir, "engines.jsonl");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/engines/random_engine.py"

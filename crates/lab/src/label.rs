@@ -256,10 +256,9 @@ mod tests {
 
     #[test]
     fn a_labelled_file_is_not_labelled_twice() {
-        let dir = std::env::temp_dir().join(format!("yolah-label-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let source = dir.join("in.bin").to_str().unwrap().to_string();
-        let out = dir.join("out.bin").to_str().unwrap().to_string();
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("in.bin").to_str().unwrap().to_string();
+        let out = dir.path().join("out.bin").to_str().unwrap().to_string();
         positions::write(
             &source,
             &selfplay("alphabeta:depth=1", 2, 9, 1, &|_| {}).unwrap(),
@@ -287,6 +286,5 @@ mod tests {
             .filter(|s| s.exact)
             .count();
         assert!(solved as u64 > m.exact, "one more free square, more solved");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -7,12 +7,11 @@
 //! use yolah_lab::random_games::{merge, ShardCounts};
 //! use yolah_lab::shard::Shard;
 //!
-//! let dir = std::env::temp_dir().join(format!("yolah-random-doc-{}", std::process::id()));
-//! std::fs::create_dir_all(&dir).unwrap();
+//! let dir = tempfile::tempdir().unwrap();
 //! let mut files = Vec::new();
 //! for shard in Shard::all(2) {
 //!     let counts = random_games_range(shard.range(100), 7, 1);
-//!     let path = dir.join(format!("{}.json", shard.number()));
+//!     let path = dir.path().join(format!("{}.json", shard.number()));
 //!     std::fs::write(&path, ShardCounts::new(shard, 100, 7, counts).to_json().to_string()).unwrap();
 //!     files.push(path.to_string_lossy().into_owned());
 //! }

@@ -351,7 +351,8 @@ mod tests {
         assert_eq!(a, selfplay("alphabeta:depth=1", 4, 3, 1, &|_| {}).unwrap());
         assert!(a.len() > 40);
         assert!(a.iter().all(|s| (-1..=1).contains(&s.result)));
-        let path = std::env::temp_dir().join(format!("yolah-pos-{}.bin", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("positions.bin");
         let path = path.to_str().unwrap();
         write(path, &a).unwrap();
         assert_eq!(read(path).unwrap(), a);

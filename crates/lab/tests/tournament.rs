@@ -18,12 +18,9 @@ fn settings() -> Settings {
     }
 }
 
-fn temp(name: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("yolah-tournament-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    path.to_string_lossy().into_owned()
+/// The path of `name` in `dir`, a test's own directory (removed with it).
+fn temp(dir: &tempfile::TempDir, name: &str) -> String {
+    dir.path().join(name).to_string_lossy().into_owned()
 }
 
 fn play_all(path: &str) -> Vec<yolah_lab::tournament::GameLine> {
@@ -35,7 +32,8 @@ fn play_all(path: &str) -> Vec<yolah_lab::tournament::GameLine> {
 #[test]
 fn resume_after_a_crash_gives_the_same_totals() {
     let s = settings();
-    let whole = temp("whole.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let whole = temp(&dir, "whole.jsonl");
     let full = play_all(&whole);
     assert_eq!(full.len(), 12);
     let text = std::fs::read_to_string(&whole).unwrap();
@@ -46,7 +44,7 @@ fn resume_after_a_crash_gives_the_same_totals() {
     assert_eq!(std::fs::read_to_string(&whole).unwrap(), text);
 
     // A crash in the middle of writing game 6: five whole games and half a line.
-    let crashed = temp("crashed.jsonl");
+    let crashed = temp(&dir, "crashed.jsonl");
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let mut cut: String = lines[..6].concat();
     cut.push_str(&lines[6][..lines[6].len() / 2]);
@@ -72,7 +70,8 @@ fn resume_after_a_crash_gives_the_same_totals() {
 
 #[test]
 fn duplicates_count_once_and_other_tournaments_are_refused() {
-    let path = temp("dup.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let path = temp(&dir, "dup.jsonl");
     play_all(&path);
     let text = std::fs::read_to_string(&path).unwrap();
     let dup = text.lines().nth(3).unwrap().to_string() + "\n";
@@ -96,6 +95,7 @@ fn duplicates_count_once_and_other_tournaments_are_refused() {
 
 #[test]
 fn files_that_are_not_tournaments_fail_at_once() {
+    let dir = tempfile::tempdir().unwrap();
     // An endless file: refused after one over-long line, not read to the end.
     let err = Store::open("/dev/zero", &settings())
         .err()
@@ -105,7 +105,7 @@ fn files_that_are_not_tournaments_fail_at_once() {
         err,
         format!("/dev/zero:1: line longer than {MAX_LINE_BYTES} bytes: not a tournament file")
     );
-    let path = temp("binary.jsonl");
+    let path = temp(&dir, "binary.jsonl");
     std::fs::write(&path, [0xffu8, 0xfe, b'\n']).unwrap();
     let err = Store::open(&path, &settings()).err().unwrap().to_string();
     assert!(

@@ -315,9 +315,8 @@ mod tests {
 
     #[test]
     fn weights_load_and_reject() {
-        let dir = std::env::temp_dir().join(format!("yolah-weights-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let good = dir.join("w.json");
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("w.json");
         std::fs::write(
             &good,
             r#"{"score": 1, "mobility": 2, "territory": 3, "frozen": 4}"#,
@@ -325,7 +324,7 @@ mod tests {
         .unwrap();
         let w = Weights::load(good.to_str().unwrap()).unwrap();
         assert_eq!(w.territory, 3.0);
-        let bad = dir.join("bad.json");
+        let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"score": 1, "mobilty": 2}"#).unwrap();
         assert!(Weights::load(bad.to_str().unwrap())
             .unwrap_err()

@@ -199,9 +199,8 @@ async fn connections_are_capped_per_address() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_sends_close_1001_and_games_survive_a_restart() {
-    let db = std::env::temp_dir().join(format!("yolah-restart-{}.db", std::process::id()));
-    let _ = std::fs::remove_file(&db);
-    let db = db.to_str().unwrap().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db").to_str().unwrap().to_string();
     let mut s = start(relaxed(), &db).await;
     // A game between two people, and one against the computer.
     let mut black = client(&s.addr).await;

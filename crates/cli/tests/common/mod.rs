@@ -48,6 +48,6 @@ pub const RANDOM_GAMES_COUNTS: [&str; 6] = [
 ];
 
 /// A path in `dir` as a string argument.
-pub fn path(dir: &std::path::Path, name: &str) -> String {
-    dir.join(name).to_string_lossy().into_owned()
+pub fn path(dir: impl AsRef<std::path::Path>, name: &str) -> String {
+    dir.as_ref().join(name).to_string_lossy().into_owned()
 }

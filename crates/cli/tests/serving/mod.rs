@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 pub use yolah_test_client::*;
 
-/// A running `yolah serve`, killed when dropped.
+/// A running `yolah serve`, stopped when dropped: SIGTERM, as a person's
+/// Ctrl-C or a service manager would (so a `:memory:` database's files go
+/// with it), and SIGKILL if it has not exited within [`STOP_DEADLINE`].
 pub struct Served {
     child: Child,
     /// `127.0.0.1:PORT`.
@@ -65,6 +67,16 @@ pub fn serve_with(mut cmd: Command, args: &[&str]) -> Served {
         addr,
         stderr: lines,
     }
+}
+
+/// A fresh database file `NAME.db` for one test, in a directory removed
+/// when the returned guard drops: bind the guard before the server, so that
+/// the server goes first.
+pub fn temp_db(name: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(format!("{name}.db"));
+    let db = db.to_string_lossy().into_owned();
+    (dir, db)
 }
 
 /// `yolah serve --port 0 ARGS…` that must fail: its exit status and its
@@ -122,8 +134,24 @@ impl Served {
     }
 }
 
+/// How long a dropped [`Served`] may take to shut down after SIGTERM: the
+/// server gives its connections 5 s to close, so a little more.
+const STOP_DEADLINE: Duration = Duration::from_secs(8);
+
 impl Drop for Served {
     fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            // SAFETY: a plain system call on our own child's process id; the
+            // child is not yet reaped, so the id is still its own.
+            unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+            let deadline = Instant::now() + STOP_DEADLINE;
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::park_timeout(Duration::from_millis(10));
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

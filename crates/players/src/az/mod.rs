@@ -224,13 +224,13 @@ mod tests {
         }
         assert!(e("az").contains("net=FILE"));
         assert!(e("az:net=/no/such.bin").contains("/no/such.bin"));
-        let path = std::env::temp_dir().join(format!("az-spec-{}.bin", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("az.bin");
         std::fs::write(&path, player(1).net.to_bytes()).unwrap();
         let p = path.display();
         assert!(az(&format!("az:net={p},sims=10,c=2,seed=3")).is_ok());
         assert!(e(&format!("az:net={p},sims=0")).contains("sims=0"));
         assert!(e(&format!("az:net={p},nodes=5")).contains("nodes=5"));
         assert!(e(&format!("az:net={p},sims=5,time=1s")).contains("not both"));
-        std::fs::remove_file(path).unwrap();
     }
 }

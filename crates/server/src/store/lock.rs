@@ -126,7 +126,8 @@ mod tests {
 
     #[test]
     fn a_second_lock_on_the_same_database_is_refused_until_the_first_goes() {
-        let db = std::env::temp_dir().join(format!("yolah-lock-{}.db", std::process::id()));
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("games.db");
         let db = db.to_str().unwrap();
         let first = Lock::take(db).unwrap();
         let refused = Lock::take(db).err().unwrap();
@@ -143,6 +144,5 @@ mod tests {
             .starts_with("cannot open /no/such/dir/games.db (its lock file"));
         drop(first);
         assert!(Lock::take(db).is_ok());
-        let _ = std::fs::remove_file(format!("{db}.lock"));
     }
 }

@@ -16,10 +16,10 @@
 // Usage: node e2e.mjs PATH_TO_YOLAH [SCREENSHOT_DIR]
 import { chromium } from "playwright-core";
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 const [yolah, shots] = process.argv.slice(2);
 const db = join(mkdtempSync(join(tmpdir(), "yolah-e2e-")), "games.db");
@@ -442,5 +442,6 @@ try {
 } finally {
   await browser.close();
   server.kill();
+  rmSync(dirname(db), { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -90,7 +90,7 @@ fn the_computer_spends_its_share_of_the_clock() {
 
 #[test]
 fn a_restart_resumes_each_side_with_the_time_it_had_after_its_last_move() {
-    let (mut h, _, path) = hub_on_file("clock-restart");
+    let (_dir, mut h, _, path) = hub_on_file("clock-restart");
     let t = manual_clock(&mut h);
     two_people(&mut h, "3+2");
     h.handle(1, &mv("d5:b7"));
@@ -115,5 +115,4 @@ fn a_restart_resumes_each_side_with_the_time_it_had_after_its_last_move() {
     let out = h.handle(3, &mv("e4:e3"));
     assert!(errors(&out).is_empty(), "{:?}", errors(&out));
     assert_eq!(state_to(&out, 3).clock.as_ref().unwrap().black_ms, 177_000);
-    let _ = std::fs::remove_file(path);
 }

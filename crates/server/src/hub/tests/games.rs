@@ -167,7 +167,7 @@ fn games_leave_memory_and_come_back_by_key() {
 
 #[test]
 fn a_refused_save_is_tried_again_later_then_the_game_stops() {
-    let (mut h, other, path) = hub_on_file("stops");
+    let (_dir, mut h, other, _) = hub_on_file("stops");
     let t = manual_clock(&mut h);
     let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
     let job = out.jobs.into_iter().next().unwrap();
@@ -212,12 +212,11 @@ fn a_refused_save_is_tried_again_later_then_the_game_stops() {
     );
     assert!(errors(&h.handle(1, r#"{"type":"move","move":"d4:b2"}"#))[0].contains("stopped"));
     drop(other);
-    let _ = std::fs::remove_file(path);
 }
 
 #[test]
 fn a_save_that_succeeds_on_a_later_attempt_plays_the_move() {
-    let (mut h, other, path) = hub_on_file("recovers");
+    let (_dir, mut h, other, _) = hub_on_file("recovers");
     let t = manual_clock(&mut h);
     let out = h.handle(1, r#"{"type":"new","opponent":"random","color":"white"}"#);
     let job = out.jobs.into_iter().next().unwrap();
@@ -237,7 +236,6 @@ fn a_save_that_succeeds_on_a_later_attempt_plays_the_move() {
     assert_eq!(states(&out)[0].moves, [m.to_string()]);
     assert_eq!(h.next_wake(), None);
     assert_eq!(h.record("key1").unwrap().unwrap().moves, [m.to_string()]);
-    let _ = std::fs::remove_file(path);
 }
 
 #[test]

@@ -46,18 +46,25 @@ pub(super) fn hub() -> Hub {
     hub_with(Limits::default())
 }
 
-/// A hub on a database file, and a second connection to that file.
-pub(super) fn hub_on_file(name: &str) -> (Hub, rusqlite::Connection, std::path::PathBuf) {
-    let path = std::env::temp_dir().join(format!("yolah-hub-{name}-{}.db", std::process::id()));
-    for ext in ["", "-wal", "-shm", ".lock"] {
-        let _ = std::fs::remove_file(format!("{}{ext}", path.display()));
-    }
+/// A hub on a database file in a fresh directory (removed when the
+/// returned guard drops: bind it first, so that it goes last), and a
+/// second connection to that file.
+pub(super) fn hub_on_file(
+    name: &str,
+) -> (
+    tempfile::TempDir,
+    Hub,
+    rusqlite::Connection,
+    std::path::PathBuf,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(format!("{name}.db"));
     let hub = new_hub(
         Store::open(path.to_str().unwrap()).unwrap(),
         Limits::default(),
     );
     let other = rusqlite::Connection::open(&path).unwrap();
-    (hub, other, path)
+    (dir, hub, other, path)
 }
 
 /// A clock the test moves by hand.
