@@ -16,12 +16,14 @@ mod history;
 mod null_move;
 mod ordering;
 mod probcut;
+mod reductions;
 mod singular;
 
 use history::move_index;
 pub(super) use history::CONTINUATION_SLOTS;
 use null_move::NMP_DEPTH;
 use ordering::{MoveKeys, LATE};
+use reductions::late_move_reduction;
 use singular::Singular;
 
 pub(super) struct Worker<'a, E: Evaluator> {
@@ -594,12 +596,4 @@ const LMP_DEPTH: u32 = 3;
 /// ...where a node searches this many moves at most.
 fn late_moves(depth: u32) -> usize {
     (4 + 3 * depth * depth) as usize
-}
-
-/// How many plies less the `index`-th move (from 0) of a node `depth` plies
-/// from the horizon is first searched: the usual logarithmic formula, more
-/// for later moves and deeper nodes.
-fn late_move_reduction(depth: u32, index: usize) -> u32 {
-    let r = 0.5 + (depth as f32).ln() * (index as f32).ln() / 2.25;
-    r as u32
 }
