@@ -107,22 +107,64 @@ pub fn active_features(pos: &Position, view: Color) -> Vec<usize> {
     out
 }
 
+/// Each heuristic scalar is divided by two to this power before the
+/// network sees it (a power of two, so that the quotient is exact in `f32`).
+const SCALAR_SHIFTS: [u32; SCALARS] = [4, 5, 5, 2, 4, 5];
+
+/// The heuristic scalars before scaling: score, mobility, territory,
+/// frozen pieces, reach and free squares.
+fn raw_scalars(f: &Features) -> [i32; SCALARS] {
+    [f.score, f.mobility, f.territory, f.frozen, f.reach, f.free]
+}
+
 /// The scaled heuristic scalars, clamped to ±2.
 pub fn scalars(f: &Features) -> [f32; SCALARS] {
-    [
-        f.score as f32 / 16.0,
-        f.mobility as f32 / 32.0,
-        f.territory as f32 / 32.0,
-        f.frozen as f32 / 4.0,
-        f.reach as f32 / 16.0,
-        f.free as f32 / 32.0,
-    ]
-    .map(|x| x.clamp(-2.0, 2.0))
+    let raw = raw_scalars(f);
+    std::array::from_fn(|i| (raw[i] as f32 / (1 << SCALAR_SHIFTS[i]) as f32).clamp(-2.0, 2.0))
+}
+
+/// [`scalars`] times `scale`, rounded half away from zero as `f32::round`
+/// does, in integers: the same numbers as rounding the floats (a test
+/// checks every value a scalar can take), without converting to and from
+/// floating point in each evaluation.
+#[inline]
+pub fn quantised_scalars(f: &Features, scale: i32) -> [i32; SCALARS] {
+    let raw = raw_scalars(f);
+    std::array::from_fn(|i| quantised_scalar(raw[i], SCALAR_SHIFTS[i], scale))
+}
+
+/// `round(clamp(v / 2^shift, ±2) · scale)`, half away from zero.
+#[inline]
+fn quantised_scalar(v: i32, shift: u32, scale: i32) -> i32 {
+    let n = v.clamp(-2 << shift, 2 << shift) * scale;
+    ((n.abs() + (1 << shift >> 1)) >> shift) * n.signum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integer_scalars_round_as_the_floats_do() {
+        for shift in SCALAR_SHIFTS {
+            let d = 1 << shift;
+            for scale in [127, 512] {
+                for v in -4 * d - 3..=4 * d + 3 {
+                    let float = ((v as f32 / d as f32).clamp(-2.0, 2.0) * scale as f32).round();
+                    let q = quantised_scalar(v, shift, scale);
+                    assert_eq!(q, float as i32, "{v} / {d} * {scale}");
+                }
+            }
+        }
+        let mut rng = yolah::Rng::new(5);
+        let mut pos = Position::START;
+        while !pos.is_game_over() {
+            let f = crate::eval::features(&pos);
+            let floats = scalars(&f).map(|s| (s * 127.0).round() as i32);
+            assert_eq!(quantised_scalars(&f, 127), floats);
+            pos.play(pos.random_move(&mut rng));
+        }
+    }
 
     #[test]
     fn every_width_round_trips_and_others_are_refused() {

@@ -20,7 +20,7 @@ use super::kernels::{affine, Group};
 use super::{Activation, FloatNet};
 use crate::eval::{decided_by_regions, features, Evaluator};
 use crate::nn::NetError;
-use crate::nn::{feature, scalars, HIDDEN2, INPUTS, SCALARS};
+use crate::nn::{feature, quantised_scalars, HIDDEN2, INPUTS, SCALARS};
 use crate::score::{expected_result, CENTIPOINTS_PER_LOGIT, DECIDED};
 use yolah::{Color, Move, Position};
 
@@ -174,19 +174,18 @@ impl<const H: usize> QuantNet<H> {
     }
 
     /// The output at scale `QA * Q3` for `side` to move, through output
-    /// bucket `bucket`.
+    /// bucket `bucket`, with the scalars at scale `QA`.
     #[inline]
     fn output(
         &self,
         acc: &Accumulators<H>,
         side: Color,
-        scalars: &[f32; SCALARS],
+        scalars: &[i32; SCALARS],
         bucket: usize,
     ) -> i32 {
         let later = &self.later[bucket];
         let mut sums = later.b2;
-        for (s, row) in scalars.iter().zip(&later.w2_scalars) {
-            let s = quantise(s.clamp(-2.0, 2.0), QA);
+        for (&s, row) in scalars.iter().zip(&later.w2_scalars) {
             for (sum, w) in sums.iter_mut().zip(row) {
                 *sum += s * w;
             }
@@ -217,7 +216,8 @@ impl<const H: usize> QuantNet<H> {
         scalars: &[f32; SCALARS],
         free: u32,
     ) -> f32 {
-        self.output(acc, side, scalars, self.bucket(free)) as f32 / (QA * Q3) as f32
+        let scalars = scalars.map(|s| quantise(s.clamp(-2.0, 2.0), QA));
+        self.output(acc, side, &scalars, self.bucket(free)) as f32 / (QA * Q3) as f32
     }
 
     /// The expected result of `pos` for `color` (1 win, ½ draw, 0 loss):
@@ -275,7 +275,7 @@ impl<const H: usize> Evaluator for QuantNet<H> {
             return decided;
         }
         let bucket = self.bucket(f.free as u32);
-        let out = self.output(acc, pos.side_to_move(), &scalars(&f), bucket);
+        let out = self.output(acc, pos.side_to_move(), &quantised_scalars(&f, QA), bucket);
         let centipoints = i64::from(out) * i64::from(CENTIPOINTS_PER_LOGIT) / i64::from(QA * Q3);
         (centipoints as i32).clamp(-DECIDED + 1, DECIDED - 1)
     }
@@ -284,7 +284,7 @@ impl<const H: usize> Evaluator for QuantNet<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn::active_features;
+    use crate::nn::{active_features, scalars};
     use yolah::Rng;
 
     /// The integer network stays within `tolerance` (in logits) of the
