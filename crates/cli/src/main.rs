@@ -51,6 +51,8 @@ enum Command {
     Merge(merge::MergeArgs),
     #[command(about = train::ABOUT)]
     Train(train::TrainArgs),
+    #[command(about = validate::ABOUT)]
+    Validate(validate::ValidateArgs),
     #[command(about = serve::ABOUT)]
     Serve(Box<serve::ServeArgs>),
     #[command(about = engine::ABOUT)]
@@ -97,6 +99,7 @@ fn run(command: Command) -> Result<String> {
         Command::Label(args) => args.run(),
         Command::Merge(args) => args.run(),
         Command::Train(args) => args.run(),
+        Command::Validate(args) => args.run(),
         Command::Serve(args) => args.run(),
         Command::Engine(args) => args.run(),
         Command::Analyse(args) => args.run(),

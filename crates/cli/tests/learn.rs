@@ -109,6 +109,38 @@ fn selfplay_then_train_then_play_with_the_new_net() {
     assert_eq!(&std::fs::read(&squared).unwrap()[..8], b"YOLAHNN5");
     let said = ok(&["analyse", "--player", &format!("nn:depth=2,net={squared}")]);
     assert!(said.contains("best"), "{said}");
+
+    // Both networks measured on the labelled positions: a header, a line
+    // each; as JSON, an object each, with the same figures.
+    let said = ok(&["validate", "--net", &net, &squared, "--data", &data]);
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 4, "{said}");
+    assert!(lines[0].starts_with("mean squared error") && lines[0].contains("lambda 0.3"));
+    assert!(
+        lines[2].starts_with(&net) && lines[3].starts_with(&squared),
+        "{said}"
+    );
+    let said = ok(&[
+        "validate",
+        "--net",
+        &net,
+        "--data",
+        &data,
+        "--json",
+        "--threads",
+        "2",
+    ]);
+    let all: serde_json::Value = serde_json::from_str(said.trim()).unwrap();
+    assert!(all["positions"].as_u64().unwrap() > 100 && all["lambda"] == 0.3);
+    let v = &all["nets"][0];
+    assert_eq!(
+        (&v["net"], &v["width"]),
+        (&serde_json::json!(net), &serde_json::json!(128))
+    );
+    let float = v["loss_float"].as_f64().unwrap();
+    let quantised = v["loss_quantised"].as_f64().unwrap();
+    assert!(float > 0.0 && (float - quantised).abs() < 0.01, "{said}");
+    assert!(lines[2].contains(&format!("{float:.5}")), "{said}");
 }
 
 #[test]
@@ -116,6 +148,24 @@ fn bad_files_are_refused_with_a_reason() {
     let dir = work_dir();
     let junk = path(&dir, "junk.bin");
     std::fs::write(&junk, b"not a network at all").unwrap();
+    let gen2 = concat!(env!("CARGO_MANIFEST_DIR"), "/../players/nets/gen2.bin");
+    let default = concat!(env!("CARGO_MANIFEST_DIR"), "/../players/nets/default.bin");
+    fails_with(
+        &["validate", "--net", gen2, "--data", &junk],
+        "first format (YOLAHNN1)",
+    );
+    fails_with(
+        &["validate", "--net", &junk, "--data", &junk],
+        "not a yolah network",
+    );
+    fails_with(
+        &["validate", "--net", default, "--data", &junk],
+        "not a training file",
+    );
+    let lambda = [
+        "validate", "--net", default, "--data", &junk, "--lambda", "2",
+    ];
+    fails_with(&lambda, "--lambda 2 must lie between 0 and 1");
     fails_with(&["analyse", "--player", &format!("nn:net={junk}")], &junk);
     fails_with(
         &["analyse", "--player", "nn:net=/no/such/net.bin"],

@@ -17,3 +17,4 @@ pub mod solve;
 pub mod tournament;
 pub mod train;
 pub mod tune;
+pub mod validate;

@@ -27,12 +27,14 @@
 mod adam;
 mod data;
 mod model;
+mod validate;
 
 use crate::positions::Sample;
 use adam::AdamW;
 use data::{encode_all, Encoded};
 use model::{Layout, Scratch};
 use std::fmt;
+pub use validate::{validate, Validation};
 use yolah::{Rng, Symmetry};
 use yolah_players::nn::v2::{
     hidden1_rule, valid_buckets, valid_hidden1, Activation, FloatNet, BUCKETS,
