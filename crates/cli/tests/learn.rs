@@ -162,6 +162,10 @@ fn bad_files_are_refused_with_a_reason() {
         &["validate", "--net", default, "--data", &junk],
         "not a training file",
     );
+    let empty = path(&dir, "empty.bin");
+    std::fs::write(&empty, b"YOLAHPOS").unwrap();
+    let no_position = ["validate", "--net", default, "--data", &empty];
+    fails_with(&no_position, "no position of a game still going");
     let lambda = [
         "validate", "--net", default, "--data", &junk, "--lambda", "2",
     ];

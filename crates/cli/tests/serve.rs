@@ -2,45 +2,24 @@
 //! again on the same database: every game comes back at the position its
 //! players last saw, with the same keys; no move is lost or played twice.
 
-use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use yolah_test_client::{client, next_of, send};
+mod serving;
 
-/// Starts `yolah serve` on a free port with `db`; its address.
-fn serve(db: &str) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_yolah"))
-        .args([
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            db,
-            "--players",
-            "random",
-            "alphabeta:depth=2",
-        ])
-        .args([
-            "--max-games-per-addr",
-            "1000",
-            "--max-connections-per-addr",
-            "1000",
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("yolah serve starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines.next().expect("yolah serve says where").unwrap();
-        if let Some(rest) = line.split("serving http://").nth(1) {
-            break rest.split('/').next().unwrap().to_string();
-        }
-    };
-    // Keep reading stderr so the server never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
+use serde_json::{json, Value};
+use serving::{client, next_of, send, Served};
+
+/// Starts `yolah serve` on a free port with `db`.
+fn serve(db: &str) -> Served {
+    serving::serve(&[
+        "--db",
+        db,
+        "--players",
+        "random",
+        "alphabeta:depth=2",
+        "--max-games-per-addr",
+        "1000",
+        "--max-connections-per-addr",
+        "1000",
+    ])
 }
 
 /// One game: its keys, and the moves its players last saw.
@@ -112,7 +91,8 @@ async fn play(addr: &str, g: usize, plies: usize) -> Game {
 async fn fifty_games_survive_kill_9() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("games.db").to_str().unwrap().to_string();
-    let (mut server, addr) = serve(&db);
+    let server = serve(&db);
+    let addr = server.addr.clone();
     let mut tasks = Vec::new();
     for g in 0..50 {
         let addr = addr.clone();
@@ -123,10 +103,10 @@ async fn fifty_games_survive_kill_9() {
         games.push(t.await.unwrap());
     }
     // SIGKILL: no shutdown, no flush, nothing.
-    server.kill().unwrap();
-    server.wait().unwrap();
+    server.kill9();
 
-    let (mut server, addr) = serve(&db);
+    let server = serve(&db);
+    let addr = server.addr.clone();
     for game in &games {
         for (key, role) in &game.keys {
             let mut ws = client(&addr).await;
@@ -146,6 +126,5 @@ async fn fifty_games_survive_kill_9() {
             }
         }
     }
-    server.kill().unwrap();
-    server.wait().unwrap();
+    server.kill9();
 }

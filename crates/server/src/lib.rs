@@ -430,31 +430,41 @@ pub async fn serve_until_signal(listener: TcpListener, config: Config) -> Result
 impl Server {
     /// [`Server::serve`] until SIGTERM or SIGINT (Ctrl-C).
     pub async fn serve_until_signal(self, listener: TcpListener) -> Result<(), StoreError> {
-        self.serve(listener, until_signal()).await
+        self.serve(listener, shutdown_signal()).await
     }
 }
 
-/// SIGTERM or SIGINT (Ctrl-C).
-async fn until_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Completes at SIGTERM or SIGINT (Ctrl-C), and says so. The signals are
+/// caught from the moment this is called, not from its first poll: a
+/// caller that makes it before announcing the server loses no signal that
+/// comes in between (which would otherwise end the process at once, before
+/// a `:memory:` database's files are removed). Call it inside the runtime.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    {
+    let signals = {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
+        (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        )
+    };
+    async move {
+        #[cfg(unix)]
+        match signals {
+            (Ok(mut term), Ok(mut interrupt)) => {
                 tokio::select! {
-                    _ = ctrl_c => {}
                     _ = term.recv() => {}
+                    _ = interrupt.recv() => {}
                 }
             }
-            Err(_) => {
-                let _ = ctrl_c.await;
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
             }
         }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        eprintln!("yolah serve: shutting down");
     }
-    #[cfg(not(unix))]
-    {
-        let _ = ctrl_c.await;
-    }
-    eprintln!("yolah serve: shutting down");
 }

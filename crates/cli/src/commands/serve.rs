@@ -164,8 +164,11 @@ impl ServeArgs {
                 .await
                 .with_context(|| format!("cannot listen on {addr}:{port}"))?;
             let local = listener.local_addr()?;
+            // Signals are caught before the address is announced: whoever
+            // read it may stop the server at once, and cleanly.
+            let shutdown = yolah_server::shutdown_signal();
             eprintln!("yolah: serving http://{local}/ (games in {db}; Ctrl-C to stop)");
-            server.serve_until_signal(listener).await?;
+            server.serve(listener, shutdown).await?;
             Ok(String::new())
         })
     }

@@ -13,7 +13,7 @@ use yolah_players::nn::{NetError, Network};
 /// What `yolah validate` does: its line in `yolah --help` and the first
 /// line of its own help.
 pub const ABOUT: &str = "Measure networks on labelled positions: the loss `yolah train` reports, \
-for each network in floating point and as the engine runs it, and against the games' results";
+for each network in floating point and in the engine's integers, and against the games' results";
 
 /// `yolah validate`'s arguments.
 #[derive(Args)]
@@ -56,18 +56,18 @@ impl ValidateArgs {
         for f in &self.data {
             samples.extend(positions::read(f)?);
         }
+        if samples.iter().all(|s| s.pos.is_game_over()) {
+            bail!(
+                "no position to measure in {}: the files hold no position of a game still going",
+                self.data.join(", ")
+            );
+        }
         let name_width = self.net.iter().map(|p| p.len()).max().unwrap_or(0).max(7);
         let mut out = String::new();
         let mut measured = Vec::new();
         for (path, net) in self.net.iter().zip(&nets) {
             let v = validate(net, &samples, lambda as f32, usize::from(self.threads))
                 .with_context(|| format!("cannot use {path}"))?;
-            if v.positions == 0 {
-                bail!(
-                    "no position to measure in {:?} (every game there has ended)",
-                    self.data
-                );
-            }
             if self.json {
                 measured.push((
                     v.positions,
@@ -88,7 +88,7 @@ impl ValidateArgs {
                     v.positions
                 ));
                 out.push_str(&format!(
-                    "{:name_width$}  width  float    as played  against results\n",
+                    "{:name_width$}  width  float    integers   against results\n",
                     "network"
                 ));
             }

@@ -1,6 +1,7 @@
 //! How well networks fit labelled positions (`yolah validate`): the loss
 //! `yolah train` reports, on positions of your choosing, for the network in
-//! floating point and as the engine runs it in integers.
+//! floating point and in the integers the engine computes it in (its rule
+//! for endgames the regions decide aside).
 
 use super::data::Encoded;
 use crate::positions::Sample;
@@ -19,7 +20,7 @@ pub struct Validation {
     /// network in floating point, as trained.
     pub float: f64,
     /// Against the training target, the network in integers, as the
-    /// engine runs it.
+    /// engine computes it.
     pub quantised: f64,
     /// The integer network against the games' results alone (1, ½, 0).
     pub against_results: f64,

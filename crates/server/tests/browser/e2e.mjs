@@ -442,6 +442,9 @@ try {
 } finally {
   await browser.close();
   server.kill();
+  if (server.exitCode === null && server.signalCode === null) {
+    await new Promise(resolve => server.once("exit", resolve));
+  }
   rmSync(dirname(db), { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

@@ -25,6 +25,12 @@ fn late_move_reduction_slow(depth: u32, index: usize) -> u32 {
 /// move index (below [`MAX_MOVES`]) a search can meet.
 static REDUCTIONS: [[u8; MAX_MOVES]; MAX_PLY] = reductions();
 
+// The deepest search there is fits the table: `AlphaBeta::iterate` stops at
+// twice a position's free squares plus two, and a position has at most 56
+// free squares (64 less the eight pieces); no extension goes deeper than
+// its node.
+const _: () = assert!(2 * 56 + 2 < MAX_PLY);
+
 const fn reductions() -> [[u8; MAX_MOVES]; MAX_PLY] {
     let ln_depth: [f32; MAX_PLY] = logs();
     let ln_index: [f32; MAX_MOVES] = logs();
