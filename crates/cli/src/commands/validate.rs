@@ -62,46 +62,43 @@ impl ValidateArgs {
                 self.data.join(", ")
             );
         }
-        let name_width = self.net.iter().map(|p| p.len()).max().unwrap_or(0).max(7);
-        let mut out = String::new();
+        let threads = usize::from(self.threads);
         let mut measured = Vec::new();
         for (path, net) in self.net.iter().zip(&nets) {
-            let v = validate(net, &samples, lambda as f32, usize::from(self.threads))
+            let v = validate(net, &samples, lambda as f32, threads)
                 .with_context(|| format!("cannot use {path}"))?;
-            if self.json {
-                measured.push((
-                    v.positions,
+            measured.push((path, net.hidden1, v));
+        }
+        // The same positions for every network.
+        let positions = measured[0].2.positions;
+        if self.json {
+            let nets: Vec<_> = measured
+                .iter()
+                .map(|(path, width, v)| {
                     json!({
                         "net": path,
-                        "width": net.hidden1,
+                        "width": width,
                         "loss_float": v.float,
                         "loss_quantised": v.quantised,
                         "loss_against_results": v.against_results,
-                    }),
-                ));
-                continue;
-            }
-            if out.is_empty() {
-                out.push_str(&format!(
-                    "mean squared error of the expected result on {} positions; the target \
-                     mixes result and score with lambda {lambda}, as `yolah train` does\n",
-                    v.positions
-                ));
-                out.push_str(&format!(
-                    "{:name_width$}  width  float    integers   against results\n",
-                    "network"
-                ));
-            }
-            out.push_str(&format!(
-                "{path:name_width$}  {:>5}  {:.5}  {:.5}    {:.5}\n",
-                net.hidden1, v.float, v.quantised, v.against_results
-            ));
-        }
-        if self.json {
-            let positions = measured.first().map_or(0, |(p, _)| *p);
-            let nets: Vec<_> = measured.into_iter().map(|(_, n)| n).collect();
+                    })
+                })
+                .collect();
             let all = json!({"positions": positions, "lambda": lambda, "nets": nets});
-            out = format!("{all}\n");
+            return Ok(format!("{all}\n"));
+        }
+        let name_width = self.net.iter().map(|p| p.len()).max().unwrap_or(0).max(7);
+        let mut out = format!(
+            "mean squared error of the expected result on {positions} positions; the target \
+             mixes result and score with lambda {lambda}, as `yolah train` does\n\
+             {:name_width$}  width  float    integers   against results\n",
+            "network"
+        );
+        for (path, width, v) in &measured {
+            out.push_str(&format!(
+                "{path:name_width$}  {width:>5}  {:.5}  {:.5}    {:.5}\n",
+                v.float, v.quantised, v.against_results
+            ));
         }
         Ok(out)
     }
