@@ -7,6 +7,7 @@
 mod common;
 
 use common::{ok, path, yolah};
+use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -126,10 +127,14 @@ fn a_tournament_file_in_use_is_refused_and_freed_when_its_run_dies() {
         "--out",
         &out,
     ];
+    // In a process group of its own, so that the kill below reaches a
+    // child it may be forking at that moment (a fork holds a copy of the
+    // locked file until it runs its program).
     let mut first = Command::new(env!("CARGO_BIN_EXE_yolah"))
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .process_group(0)
         .spawn()
         .unwrap();
     // It has locked the file once the header is there.
@@ -142,9 +147,16 @@ fn a_tournament_file_in_use_is_refused_and_freed_when_its_run_dies() {
         "{err}"
     );
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 1);
-    // Killed, the first run's lock goes with it: the next run resumes.
-    first.kill().unwrap();
+    // Killed, the first run's lock goes with it (once a child forked at
+    // that moment has gone too, which on a loaded machine can take a
+    // moment: CI once saw the file still locked): the next run resumes.
+    // SAFETY: a plain system call; the group is the first run's own.
+    unsafe { libc::kill(-(first.id() as libc::pid_t), libc::SIGKILL) };
     first.wait().unwrap();
+    wait_for("the dead run's lock to go", Duration::from_secs(30), || {
+        let file = std::fs::OpenOptions::new().append(true).open(&out).unwrap();
+        file.try_lock().is_ok()
+    });
     std::fs::write(&gate, "").unwrap();
     let table = ok(&args);
     assert!(table.contains("2 games;"), "{table}");
