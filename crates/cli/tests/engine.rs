@@ -304,7 +304,12 @@ fn processes(pattern: &str) -> String {
 fn broken_engines_lose_by_forfeit_with_the_reason() {
     let zoo = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/zoo.py");
     for (mode, reason) in [
-        ("crash 3", "the engine exited"),
+        // Its last stderr line goes with the reason: what a person
+        // debugging the engine needs first.
+        (
+            "crash 3",
+            "the engine exited (exit status: 3); its last words on stderr: zoo: crashing at move 3",
+        ),
         ("sleep", "lost on time"),
         ("garbage", "is not a move"),
         ("illegal", "illegal move d5:d5"),

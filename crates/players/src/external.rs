@@ -273,7 +273,8 @@ impl ExternalEngine {
                 }
                 Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => {
                     let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
-                    return broken(format!("the engine exited ({status})"));
+                    let last = p.stderr.last_lines(STDERR_WAIT);
+                    return broken(format!("the engine exited ({status}){}", said(&last)));
                 }
                 Err(RecvTimeoutError::Timeout) => return Err(ReadError::Timeout),
             }
@@ -381,7 +382,7 @@ impl ExternalEngine {
             Forfeit(if squares {
                 format!("illegal move {text}: {e}")
             } else {
-                format!("bestmove {text:?} is not a move: {e}")
+                format!("bestmove {e}")
             })
         })?;
         last.best_move = m;
@@ -391,6 +392,20 @@ impl ExternalEngine {
         last.seconds = start.elapsed().as_secs_f64();
         Ok(last)
     }
+}
+
+/// The most stderr lines a forfeit's reason quotes.
+const STDERR_IN_REASON: usize = 3;
+
+/// The end of a forfeit's reason for an engine that died in a game: its
+/// last stderr lines on the same line (a reason is one line of a match's
+/// report), or that it wrote none.
+fn said(stderr: &[String]) -> String {
+    if stderr.is_empty() {
+        return " and wrote nothing on stderr".into();
+    }
+    let last = &stderr[stderr.len().saturating_sub(STDERR_IN_REASON)..];
+    format!("; its last words on stderr: {}", last.join(" | "))
 }
 
 /// How `child` exited, if it does within `wait` (its output has closed, so

@@ -2,7 +2,7 @@
 """Broken engines for the adjudication tests: the example engine, broken in
 one way chosen by the first argument.
 
-    crash N      exits at its N-th move
+    crash N      says so on stderr and exits at its N-th move
     sleep        never answers go in time (sleeps 30 s)
     garbage      answers go with a line that is not a move
     illegal      answers go with d5:d5
@@ -46,6 +46,7 @@ for line in sys.stdin:
     elif words[0] == "go":
         moves_made += 1
         if mode == "crash" and moves_made >= int(arg):
+            print(f"zoo: crashing at move {moves_made}", file=sys.stderr, flush=True)
             sys.exit(3)
         if mode == "sleep":
             time.sleep(30)
