@@ -156,7 +156,7 @@ fn bad_files_are_refused_with_a_reason() {
     );
     fails_with(
         &["validate", "--net", &junk, "--data", &junk],
-        "not a yolah network",
+        "not a yolah network (it must start with YOLAHNN2 to YOLAHNN5)",
     );
     fails_with(
         &["validate", "--net", default, "--data", &junk],

@@ -238,7 +238,9 @@ impl FloatNet {
         let (format, buckets, activation) = FORMATS
             .into_iter()
             .find(|(l, _, _)| l.is_this_format(bytes))
-            .unwrap_or(FORMATS[0]);
+            .ok_or(NetError::NotANetwork {
+                magic: "YOLAHNN2 to YOLAHNN5",
+            })?;
         let (hidden1, [w1, b1, w2, b2, w3, b3]) = format.parse(bytes)?;
         let net = FloatNet {
             hidden1,
