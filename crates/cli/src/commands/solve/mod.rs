@@ -84,9 +84,23 @@ fn colour_name(c: Color) -> &'static str {
     }
 }
 
+/// Above this many free squares a solve without `--time` says on stderr
+/// that it may not end soon: an endgame of 20 takes well under a second,
+/// one of 26 can take seconds, and each more free square multiplies it.
+const LONG_SOLVE_FREE: u32 = 30;
+
 /// Solves `pos`, giving up after `time` if one is set.
 fn solve_command(pos: &Position, time: Option<Duration>, json: bool) -> Result<String> {
     ensure_not_over(pos, "solve")?;
+    let free = pos.free().count();
+    if time.is_none() && free > LONG_SOLVE_FREE {
+        // Not an error (it may be wanted), but a silent wait of hours is
+        // not what a first try should meet.
+        eprintln!(
+            "solving {free} free squares with no time limit: this may take hours \
+             (--time 10s gives up after ten seconds; Ctrl-C stops)"
+        );
+    }
     let limits = Limits { nodes: None, time };
     let mut solver = Solver::new();
     let Some(s) = solver.solve_within(pos, limits, &Stop::new()) else {
