@@ -49,6 +49,8 @@ function destinations(cells, sq) {
   }
   return out;
 }
+// Whether `color` ("b" or "w") has a piece with somewhere to go.
+const canMove = (cells, color) => Object.keys(cells).some(sq => cells[sq] === color && destinations(cells, sq).length > 0);
 
 // --------------------------------------------------------------------- board
 const board = $("board");
@@ -61,7 +63,7 @@ function drawBoard(text, {last = null, dests = [], selected = null, flip = false
     svg += `<text class="coord" x="-0.32" y="${row + 0.58}">${r}</text>`;
     for (let col = 0; col < 8; col++) {
       const f = flip ? 7 - col : col, sq = FILES[f] + r, c = cells[sq];
-      let cls = (f + r) % 2 ? "light" : "dark";
+      let cls = (f + r) % 2 ? "dark" : "light";  // a1 dark, as on a chess board
       if (lm.includes(sq)) cls = "last";
       if (sq === selected) cls = "sel";
       // The square a piece just left is a hole: tinted, so that the move's
@@ -156,6 +158,7 @@ function showError(text) {
     // The position asked about was refused: no answer is coming.
     $("amsg").textContent = text;
     $("aeval").textContent = "?"; $("adepth").textContent = "";
+    $("evalbar").firstElementChild.style.height = "50%";
   } else $("homeMsg").textContent = text;
 }
 
@@ -304,7 +307,7 @@ async function loadGames() {
     li.innerHTML = `<span>#${g.id} ${esc(side(g.black, g.names[0]))} – ${esc(side(g.white, g.names[1]))} · ${esc(g.result)} · ${g.plies} plies</span><a href="/?replay=${g.id}">Analyse</a>`;
     $("games").appendChild(li);
   }
-  if (!page.games.length && !$("games").children.length) $("games").innerHTML = `<li class="empty">No finished game yet.</li>`;
+  if (!page.games.length && !$("games").children.length) $("games").innerHTML = `<li class="empty">No finished game yet (games shorter than 10 plies are not listed).</li>`;
   S.archiveNext = page.next_before;
   $("more").hidden = !S.archiveNext;
 }
@@ -602,8 +605,10 @@ function renderAnalysis() {
   const text = a.positions[a.ply];
   drawBoard(text, {last: a.ply > 0 ? a.moves[a.ply - 1] : null});
   const p = parse(text);
-  bar($("bottom"), "black", a.players[0], a.names[0], p.black, {turn: p.side === "b"});
-  bar($("top"), "white", a.players[1], a.names[1], p.white, {turn: p.side === "w"});
+  // A finished position (neither side can move) has no side to move.
+  const over = !canMove(p.cells, "b") && !canMove(p.cells, "w");
+  bar($("bottom"), "black", a.players[0], a.names[0], p.black, {turn: !over && p.side === "b"});
+  bar($("top"), "white", a.players[1], a.names[1], p.white, {turn: !over && p.side === "w"});
   $("atitle").textContent = a.title();
   // Stepping through the game keeps saying the server is away.
   $("amsg").textContent = S.offline ? OFFLINE : "";

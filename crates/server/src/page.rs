@@ -52,3 +52,17 @@ pub async fn favicon_ico() -> impl IntoResponse {
         FAVICON_ICO,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_states_the_archives_rule_as_the_store_applies_it() {
+        let said = format!(
+            "shorter than {} plies are not listed",
+            crate::store::MIN_LISTED_PLIES
+        );
+        assert!(SCRIPT.contains(&said), "page.js should say {said:?}");
+    }
+}
