@@ -452,8 +452,9 @@ def plot(directory, log):
     top.set_ylabel("score of az (1 win, ½ draw)")
     top.set_title(f"az, {evals[-1]['eval_sims']} simulations a move, {evals[-1]['eval_games']} games a point")
     top.legend(loc="upper left", fontsize=8)
-    bottom.plot(minutes, [e["loss_policy"] for e in evals], label="policy loss")
-    bottom.plot(minutes, [e["loss_value"] for e in evals], label="value loss")
+    loss = lambda key: [np.nan if e[key] is None else e[key] for e in evals]
+    bottom.plot(minutes, loss("loss_policy"), label="policy loss")
+    bottom.plot(minutes, loss("loss_value"), label="value loss")
     bottom.set_xlabel("training time (minutes: self-play and training, wall clock)")
     bottom.legend(fontsize=8)
     # The machine may be shared: the process's CPU time at each point, above.
@@ -593,7 +594,10 @@ def main(argv=None):
 
     def run_eval():
         path = export(net, args.dir, f"net-{counters['evals']:03d}")
-        recent = losses[-200:] or [{"policy": float("nan"), "value": float("nan")}]
+        # No training step yet: no loss to report (null in the log: strict
+        # JSON has no NaN).
+        recent = losses[-200:]
+        mean = lambda key: float(np.mean([x.get(key, 0.0) for x in recent])) if recent else None
         entry = {
             "train_seconds": round(counters["train_seconds"], 1),
             "cpu_seconds": round(counters["cpu_seconds"], 1),
@@ -601,9 +605,9 @@ def main(argv=None):
             "positions": replay.added,
             "steps": counters["steps"],
             "net": os.path.relpath(path, args.dir),
-            "loss_policy": float(np.mean([x["policy"] for x in recent])),
-            "loss_value": float(np.mean([x["value"] for x in recent])),
-            "loss_margin": float(np.mean([x.get("margin", 0.0) for x in recent])),
+            "loss_policy": mean("policy"),
+            "loss_value": mean("value"),
+            "loss_margin": mean("margin"),
             "eval_sims": args.eval_sims,
             "eval_games": args.eval_games,
             "eval": evaluate(path, args, seed=counters["evals"]),
