@@ -405,6 +405,7 @@ fn said(stderr: &[String]) -> String {
         return " and wrote nothing on stderr".into();
     }
     let last = &stderr[stderr.len().saturating_sub(STDERR_IN_REASON)..];
+    let last: Vec<&str> = last.iter().map(|line| line.trim()).collect();
     format!("; its last words on stderr: {}", last.join(" | "))
 }
 
