@@ -301,6 +301,23 @@ fn processes(pattern: &str) -> String {
 }
 
 #[test]
+fn forfeits_that_differ_only_in_the_engines_stderr_are_one_reason() {
+    let zoo = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/zoo.py");
+    let spec = format!("engine:cmd=python3 {zoo} crashpid,time=200ms,timeout=5s");
+    let v = run_match(&spec, "random", "3");
+    assert_eq!(v["a_forfeits"], 3, "{v}");
+    let reasons = v["forfeit_reasons"].as_array().unwrap();
+    assert_eq!(reasons.len(), 1, "{v}");
+    let reason = reasons[0].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "A: the engine exited (exit status: 4); its last words on stderr: zoo: process "
+        ) && reason.ends_with(" gives up (3 games)"),
+        "{reason}"
+    );
+}
+
+#[test]
 fn broken_engines_lose_by_forfeit_with_the_reason() {
     let zoo = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/zoo.py");
     for (mode, reason) in [
@@ -313,6 +330,9 @@ fn broken_engines_lose_by_forfeit_with_the_reason() {
         ("sleep", "lost on time"),
         ("garbage", "is not a move"),
         ("illegal", "illegal move d5:d5"),
+        // Its output closed, it waits for input that never comes: killed,
+        // not waited for (the match hung on it once).
+        ("closeout", "closed its output without exiting (killed)"),
         ("flood", ""),
     ] {
         // 5 s: the sleeper's games end after it (plus the move's 200 ms),

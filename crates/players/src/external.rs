@@ -272,9 +272,18 @@ impl ExternalEngine {
                     return broken(format!("printed a line over {MAX_LINE_BYTES} bytes"))
                 }
                 Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => {
-                    let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                    // Its output closed: it is on its way out, or it stays
+                    // (reading on), which must not hang the game: killed.
+                    let how = match exit_status(&mut p.child, STDERR_WAIT) {
+                        Some(status) => format!("the engine exited ({status})"),
+                        None => {
+                            let _ = p.child.kill();
+                            let _ = p.child.wait();
+                            "the engine closed its output without exiting (killed)".to_string()
+                        }
+                    };
                     let last = p.stderr.last_lines(STDERR_WAIT);
-                    return broken(format!("the engine exited ({status}){}", said(&last)));
+                    return broken(format!("{how}{}", said(&last)));
                 }
                 Err(RecvTimeoutError::Timeout) => return Err(ReadError::Timeout),
             }
@@ -405,8 +414,16 @@ fn said(stderr: &[String]) -> String {
         return " and wrote nothing on stderr".into();
     }
     let last = &stderr[stderr.len().saturating_sub(STDERR_IN_REASON)..];
-    let last: Vec<&str> = last.iter().map(|line| line.trim()).collect();
-    format!("; its last words on stderr: {}", last.join(" | "))
+    // Control characters (colours, carriage returns) would reach the
+    // reader's terminal: each one becomes a '?'.
+    let plain = |line: &String| {
+        line.trim()
+            .chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect::<String>()
+    };
+    let last: Vec<String> = last.iter().map(plain).collect();
+    format!("{}{}", crate::player::STDERR_WORDS, last.join(" | "))
 }
 
 /// How `child` exited, if it does within `wait` (its output has closed, so

@@ -11,6 +11,8 @@ one way chosen by the first argument.
     fail         says why on stderr and exits 2 before its handshake
     slowstart    takes 3 s before its handshake (loading a network, say)
     gate PATH    answers each go once the file PATH exists
+    closeout     closes its output at go and goes on reading its input
+    crashpid     says its process id on stderr and exits at its first move
 """
 import os
 import sys
@@ -45,11 +47,20 @@ for line in sys.stdin:
         board, side = engine.parse_position(text)[:2]
     elif words[0] == "go":
         moves_made += 1
+        if mode == "crashpid":
+            print(f"zoo: process {os.getpid()} gives up", file=sys.stderr, flush=True)
+            sys.exit(4)
         if mode == "crash" and moves_made >= int(arg):
             print(f"zoo: crashing at move {moves_made}", file=sys.stderr, flush=True)
             sys.exit(3)
         if mode == "sleep":
             time.sleep(30)
+        if mode == "closeout":
+            sys.stdout.close()
+            os.close(1)
+            for _ in sys.stdin:
+                pass
+            sys.exit(0)
         while mode == "gate" and not os.path.exists(arg):
             time.sleep(0.01)
         if mode == "garbage":

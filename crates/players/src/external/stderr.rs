@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 /// Lines kept.
 const LINES: usize = 12;
-/// The longest line kept (a longer one is cut, its rest read as more lines).
+/// The longest line kept (a longer one keeps its start, marked with …).
 const LINE_BYTES: u64 = 400;
 
 /// The last lines an engine wrote on its standard error.
@@ -48,7 +48,16 @@ impl StderrTail {
             match Read::take(&mut reader, LINE_BYTES).read_until(b'\n', &mut bytes) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
-                    let line = String::from_utf8_lossy(&bytes).trim_end().to_string();
+                    // A longer line keeps its start (usually the message)
+                    // and loses the rest, read and dropped up to its end.
+                    let cut = bytes.len() as u64 == LINE_BYTES && !bytes.ends_with(b"\n");
+                    if cut {
+                        skip_line(&mut reader);
+                    }
+                    let mut line = String::from_utf8_lossy(&bytes).trim_end().to_string();
+                    if cut {
+                        line.push('…');
+                    }
                     let mut tail = self.lock();
                     if tail.lines.len() == LINES {
                         tail.lines.pop_front();
@@ -87,5 +96,23 @@ impl StderrTail {
             .filter(|l| !l.trim().is_empty())
             .cloned()
             .collect()
+    }
+}
+
+/// Reads and drops the rest of a line (up to and with its newline, or to
+/// the end of the stream), a buffer at a time.
+fn skip_line(reader: &mut impl BufRead) {
+    loop {
+        let (done, used) = match reader.fill_buf() {
+            Ok([]) | Err(_) => return,
+            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
+                Some(at) => (true, at + 1),
+                None => (false, buf.len()),
+            },
+        };
+        reader.consume(used);
+        if done {
+            return;
+        }
     }
 }
