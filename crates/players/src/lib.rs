@@ -75,7 +75,7 @@ pub use external::ExternalEngine;
 pub use limits::{available_cores, MAX_THREADS};
 pub use mc::MonteCarlo;
 pub use mcts::{LeafValue, Mcts};
-pub use player::{Analysis, Forfeit, Player, Search, StartError};
+pub use player::{forfeit_kind, Analysis, Forfeit, Player, Search, StartError, STDERR_WORDS};
 pub use random::RandomPlayer;
 pub use registry::{from_spec, from_spec_with_threads, with_default_threads, PLAYER_NAMES};
 pub use score::Score;

@@ -76,6 +76,19 @@ impl<'a> Search<'a> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Forfeit(pub String);
 
+/// Where a forfeit's reason starts quoting the engine's last stderr lines
+/// (an engine that died in a game: see [`crate::ExternalEngine`]).
+pub const STDERR_WORDS: &str = "; its last words on stderr: ";
+
+/// A forfeit's reason without the engine's quoted stderr: the same for
+/// every game lost the same way, whatever the engine printed (a match
+/// groups its forfeits by it; a server shows players no more than it).
+pub fn forfeit_kind(reason: &str) -> &str {
+    reason
+        .split_once(STDERR_WORDS)
+        .map_or(reason, |(kind, _)| kind)
+}
+
 impl std::fmt::Display for Forfeit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)

@@ -7,9 +7,11 @@ use crate::progress::progress_bar;
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
+use std::collections::HashMap;
 use std::time::Instant;
 use yolah_lab::games::{run_match_until, Match, MatchGame, MatchSummary, TimeControl};
 use yolah_lab::ratings::{Sprt, SprtState};
+use yolah_players::forfeit_kind;
 
 /// What `yolah match` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -126,24 +128,54 @@ impl MatchArgs {
 struct Forfeits {
     /// A's forfeits, B's forfeits.
     count: [u64; 2],
-    /// `A: why` or `B: why`, each once, in order of first appearance.
+    /// `A: why` or `B: why`, one for each kind of forfeit (the reason
+    /// without the engine's stderr, which may differ from game to game),
+    /// in order of first appearance, with the number of games when more
+    /// than one; at most [`MAX_REASONS`], then how many more kinds.
     reasons: Vec<String>,
 }
+
+/// A kind of forfeit: the player ("A" or "B") and the reason without the
+/// engine's stderr ([`forfeit_kind`]).
+type Kind<'a> = (&'static str, &'a str);
+
+/// The most kinds of forfeit a match lists.
+const MAX_REASONS: usize = 10;
 
 impl Forfeits {
     fn of(results: &[MatchGame]) -> Forfeits {
         let mut count = [0u64; 2];
-        let mut reasons: Vec<String> = Vec::new();
+        // Each (who, kind) with its first full reason and its games, in
+        // order of first appearance, and where each is in that list.
+        let mut kinds: Vec<(Kind<'_>, (&str, u64))> = Vec::new();
+        let mut at: HashMap<Kind<'_>, usize> = HashMap::new();
         for g in results {
             if let Some((color, why)) = &g.forfeit {
                 let a_lost = (*color == yolah::Color::Black) == g.a_is_black;
                 count[usize::from(!a_lost)] += 1;
-                let who = if a_lost { "A" } else { "B" };
-                let line = format!("{who}: {why}");
-                if !reasons.contains(&line) {
-                    reasons.push(line);
+                let key = (if a_lost { "A" } else { "B" }, forfeit_kind(why));
+                match at.get(&key) {
+                    Some(&i) => kinds[i].1 .1 += 1,
+                    None => {
+                        at.insert(key, kinds.len());
+                        kinds.push((key, (why, 1)));
+                    }
                 }
             }
+        }
+        let mut reasons: Vec<String> = kinds
+            .iter()
+            .take(MAX_REASONS)
+            .map(|&((who, _), (why, games))| match games {
+                1 => format!("{who}: {why}"),
+                n => format!("{who}: {why} ({n} games)"),
+            })
+            .collect();
+        if kinds.len() > MAX_REASONS {
+            reasons.push(format!(
+                "… and {} more kinds of forfeit",
+                kinds.len() - MAX_REASONS
+            ));
         }
         Forfeits { count, reasons }
     }

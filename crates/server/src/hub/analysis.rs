@@ -12,7 +12,7 @@ use super::{ConnId, Hub, Outbox};
 use crate::protocol::{Analysis, ServerMessage};
 use crate::search::{Job, Outcome as SearchOutcome, Report, Target};
 use yolah::{Color, Move, Position};
-use yolah_players::Stop;
+use yolah_players::{forfeit_kind, Stop};
 
 /// What an `analyse` message costs in the sender's rate limit, beyond the
 /// one every message costs: with the default rate (20 a second) a
@@ -114,7 +114,11 @@ impl Hub {
                 conn,
                 ServerMessage::Analysis(for_black(job, &report, &self.offer.analysis)),
             ),
-            SearchOutcome::Failed(why) => out.error_to(conn, format!("the analysis failed: {why}")),
+            SearchOutcome::Failed(why) => {
+                // Players get the kind of failure; its stderr goes to the log.
+                eprintln!("yolah serve: an analysis failed: {why}");
+                out.error_to(conn, format!("the analysis failed: {}", forfeit_kind(&why)))
+            }
             SearchOutcome::Move(_) | SearchOutcome::Cancelled => {}
         }
         out

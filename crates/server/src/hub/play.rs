@@ -15,6 +15,7 @@ use crate::search::{Job, Outcome as SearchOutcome};
 use crate::store::{self, Role, StoreError};
 use std::time::{Duration, Instant};
 use yolah::{Color, Move, Position};
+use yolah_players::forfeit_kind;
 
 /// Times the hub tries to save a computer's move before it stops the game.
 pub(super) const SAVE_ATTEMPTS: u32 = 5;
@@ -269,7 +270,11 @@ impl Hub {
             for conn in game.players().collect::<Vec<_>>() {
                 out.error_to(
                     conn,
-                    format!("the computer's search failed ({why}); it played a random move"),
+                    // The engine's stderr stays in the server's log.
+                    format!(
+                        "the computer's search failed ({}); it played a random move",
+                        forfeit_kind(why)
+                    ),
                 );
             }
         }
