@@ -594,8 +594,9 @@ def main(argv=None):
 
     def run_eval():
         path = export(net, args.dir, f"net-{counters['evals']:03d}")
-        # No training step yet: no loss to report (null in the log: strict
-        # JSON has no NaN).
+        # No training step yet in this process (a resumed run starts its
+        # window of losses afresh): no loss to report, null in the log
+        # (strict JSON has no NaN).
         recent = losses[-200:]
         mean = lambda key: float(np.mean([x.get(key, 0.0) for x in recent])) if recent else None
         entry = {

@@ -579,7 +579,9 @@ async function openReplay(id) {
     return instead(`Could not load game ${id}, the server's answer was unreadable (${e.message})`);
   }
   const names = h.names || [null, null];
-  S.an = {positions: h.positions, moves: h.moves, ply: h.moves.length, players: [h.black, h.white], names,
+  // A finished game (resigned, lost on time or agreed drawn too) ends on
+  // a position where no one is to move.
+  S.an = {positions: h.positions, moves: h.moves, ply: h.moves.length, players: [h.black, h.white], names, finished: true,
     title: () => {
       const side = (p, n) => p === "human" ? (n || "Anonymous") : levelName(p);
       return `Game ${id}: ${side(h.black, names[0])} – ${side(h.white, names[1])}, ${h.result}${h.reason ? ` (${h.reason})` : ""}`;
@@ -605,8 +607,9 @@ function renderAnalysis() {
   const text = a.positions[a.ply];
   drawBoard(text, {last: a.ply > 0 ? a.moves[a.ply - 1] : null});
   const p = parse(text);
-  // A finished position (neither side can move) has no side to move.
-  const over = !canMove(p.cells, "b") && !canMove(p.cells, "w");
+  // A finished position (neither side can move, or a finished game's
+  // last) has no side to move.
+  const over = (a.finished && a.ply === a.moves.length) || (!canMove(p.cells, "b") && !canMove(p.cells, "w"));
   bar($("bottom"), "black", a.players[0], a.names[0], p.black, {turn: !over && p.side === "b"});
   bar($("top"), "white", a.players[1], a.names[1], p.white, {turn: !over && p.side === "w"});
   $("atitle").textContent = a.title();

@@ -97,8 +97,8 @@ fn solve_command(pos: &Position, time: Option<Duration>, json: bool) -> Result<S
         // Not an error (it may be wanted), but a silent wait of hours is
         // not what a first try should meet.
         eprintln!(
-            "solving {free} free squares with no time limit: this may take hours \
-             (--time 10s gives up after ten seconds; Ctrl-C stops)"
+            "solving {free} free squares with no time limit: this may take hours or \
+             never end (--time 10s gives up after ten seconds; Ctrl-C stops)"
         );
     }
     let limits = Limits { nodes: None, time };

@@ -239,7 +239,11 @@ impl FloatNet {
             .into_iter()
             .find(|(l, _, _)| l.is_this_format(bytes))
             .ok_or(NetError::NotANetwork {
-                magic: "YOLAHNN2 to YOLAHNN5",
+                magic: if bytes.starts_with(b"YOLAHNN1") {
+                    "YOLAHNN2 to YOLAHNN5, not the first format's YOLAHNN1"
+                } else {
+                    "YOLAHNN2 to YOLAHNN5"
+                },
             })?;
         let (hidden1, [w1, b1, w2, b2, w3, b3]) = format.parse(bytes)?;
         let net = FloatNet {
