@@ -389,7 +389,10 @@ try {
   await ada.click(`#games a[href='/?replay=${whole}']`);
   await ada.waitForURL(/replay=/, WAIT);
   await ada.waitForFunction(() => typeof S !== "undefined" && S.an && S.an.moves.length > 0, null, WAIT);
-  log(`archive: game ${whole} listed, opened on the analysis board`);
+  // Its last position: no one is to move, so neither bar is marked.
+  const marked = await ada.evaluate(() => ["top", "bottom"].filter(id => document.getElementById(id).textContent.includes("◀")));
+  if (marked.length) throw new Error(`a finished game's last position marks a side to move: ${marked}`);
+  log(`archive: game ${whole} listed, opened on the analysis board, no side to move at its end`);
 
   // Links to nothing say so, and lead home.
   await bob.goto(`${url}?play=00000000000000000000000000000000`);
