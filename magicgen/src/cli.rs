@@ -143,6 +143,31 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 0)]
         timeout: u32,
     },
+    /// Search one square for short black blocks that do not wrap round
+    /// their window, from sparse multipliers: a depth-first search from the
+    /// top bit of -m with a budget on the mask bits' weights
+    /// (docs/magic-tables.md, section 17). Deterministic.
+    Dense {
+        /// The square, as slider:square (such as orthogonal:f2).
+        #[arg(long, value_parser = parse_slider_square)]
+        square: (Slider, Square),
+        /// Index bits.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=13))]
+        bits: u32,
+        /// The most zeros -m may have: fewer search sparser multipliers.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=64))]
+        zeros: u32,
+        /// The most the weights' magnitudes may add up to, in slots, which
+        /// bounds the blocks' spans (default: 85% of the window).
+        #[arg(long)]
+        budget: Option<u32>,
+        /// Nodes of the search before it stops.
+        #[arg(long, default_value_t = 20_000_000)]
+        nodes: u64,
+        /// Blocks to print, the shortest first.
+        #[arg(long, default_value_t = 3)]
+        keep: usize,
+    },
     /// Print the committed table as one self-contained Rust or C file
     /// (rook_attacks and bishop_attacks, the magics and the shared attack
     /// table) that any chess engine can drop in: the masks are chess's rook
@@ -187,10 +212,12 @@ pub(crate) enum Mode {
     Export,
     /// `prove`.
     Prove,
+    /// `dense`.
+    Dense,
 }
 
 impl Mode {
-    const ALL: [Mode; 8] = [
+    const ALL: [Mode; 9] = [
         Mode::Rewrite,
         Mode::Check,
         Mode::Report,
@@ -199,6 +226,7 @@ impl Mode {
         Mode::Bitscan { random: true },
         Mode::Export,
         Mode::Prove,
+        Mode::Dense,
     ];
 
     pub(crate) fn of(cli: &Cli) -> Mode {
@@ -208,6 +236,7 @@ impl Mode {
             },
             Some(Command::Export { .. }) => Mode::Export,
             Some(Command::Prove { .. }) => Mode::Prove,
+            Some(Command::Dense { .. }) => Mode::Dense,
             None if cli.check => Mode::Check,
             None if cli.report => Mode::Report,
             None if cli.classic => Mode::Classic,
@@ -241,6 +270,7 @@ impl Mode {
             Mode::Bitscan { random: false } => &["bits", "json"],
             Mode::Export => &["lang"],
             Mode::Prove => &["square", "bits", "timeout"],
+            Mode::Dense => &["square", "bits", "zeros", "budget", "nodes", "keep"],
         }
     }
 
@@ -258,6 +288,7 @@ impl Mode {
             Mode::Bitscan { random: false } => "bitscan --json with Z3 runs no random search",
             Mode::Export => "export prints the committed table as source code",
             Mode::Prove => "prove decides one square with Z3",
+            Mode::Dense => "dense searches one square",
         }
     }
 
@@ -268,7 +299,7 @@ impl Mode {
             Mode::Report => Some("report"),
             Mode::Classic => Some("classic"),
             Mode::Search => Some("effort"),
-            Mode::Rewrite | Mode::Bitscan { .. } | Mode::Export | Mode::Prove => None,
+            Mode::Rewrite | Mode::Bitscan { .. } | Mode::Export | Mode::Prove | Mode::Dense => None,
         }
     }
 
@@ -283,6 +314,7 @@ impl Mode {
             Mode::Bitscan { .. } => "bitscan",
             Mode::Export => "export",
             Mode::Prove => "prove",
+            Mode::Dense => "dense",
         }
     }
 }
@@ -406,6 +438,10 @@ mod tests {
         assert_eq!(refusal(&["--report", "--file", "m.txt"]), None);
         assert_eq!(refusal(&["export", "--lang", "c"]), None);
         assert!(refusal(&["--seed", "3", "export", "--lang", "c"]).is_some());
+        let dense = ["dense", "--square", "orthogonal:g6", "--bits", "10"];
+        assert_eq!(refusal(&dense), None);
+        let seeded = refusal(&[&["--seed", "3"], &dense[..]].concat()).expect("refused");
+        assert!(seeded.contains("dense searches one square"), "{seeded}");
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! * [`interleave`]: the search that produced the committed table
 //!   (`--method interleave`): the compact pool's blocks packed slot by slot
 //!   into one shared table by ruin and recreate.
+//! * [`dense`]: short blocks that do not wrap, from sparse multipliers: a
+//!   depth-first search with a budget on the weights (`magicgen dense`).
 //! * [`export`]: the committed table as a self-contained Rust or C file for
 //!   any chess engine (`magicgen export --lang rust|c`).
 //! * [`bitscan`]: the single-bit perfect hash demo (Z3 with feature `z3`).
@@ -26,6 +28,7 @@
 
 pub mod bitscan;
 pub mod compact;
+pub mod dense;
 pub mod export;
 pub mod interleave;
 mod problem;

@@ -5,8 +5,9 @@
 //! Each run does one thing (its mode): with no mode flag it verifies the
 //! committed file and writes it back; `--check` only verifies it; `--report`
 //! prints a file's layout; `--classic` runs the classic search; `--effort`
-//! runs the interleave search. An option the chosen mode would ignore is
-//! refused, with the reason.
+//! runs the interleave search; `dense` searches one square for short
+//! blocks. An option the chosen mode would ignore is refused, with the
+//! reason.
 
 use clap::{CommandFactory, FromArgMatches};
 use magicgen::bitscan;
@@ -27,6 +28,57 @@ use std::time::Instant;
 
 /// The constants file that the yolah build script reads.
 const COMMITTED_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/magics.txt");
+
+/// `magicgen dense`: the shortest non-wrapping blocks of one square that
+/// the depth-first search finds within its limits.
+fn run_dense(
+    (slider, square): (Slider, Square),
+    bits: u32,
+    zeros: u32,
+    budget: Option<u32>,
+    nodes: u64,
+    keep: usize,
+) -> Result<(), String> {
+    use magicgen::dense::{dense_blocks, DenseSpec};
+    let window = 1u32 << bits;
+    let budget = budget.unwrap_or(window / 20 * 17);
+    if budget >= window {
+        return Err(format!(
+            "--budget {budget} is not below the window of {window} slots: weights that large wrap"
+        ));
+    }
+    let start = Instant::now();
+    let spec = DenseSpec {
+        bits,
+        zeros,
+        budget,
+        nodes,
+        keep,
+    };
+    let run = dense_blocks(slider, square, &spec);
+    let mut text = format!(
+        "{} {square} at {bits} bits: {} block{} in {} nodes{} ({:.1} s; budget {budget} slots, at most {zeros} zeros in -m)\n",
+        slider.name(),
+        run.blocks.len(),
+        if run.blocks.len() == 1 { "" } else { "s" },
+        run.nodes,
+        if run.complete { ", the whole tree" } else { "" },
+        start.elapsed().as_secs_f64()
+    );
+    for b in &run.blocks {
+        text += &format!(
+            "0x{:016x}  span {:>5}  used {:>5}\n",
+            b.magic, b.span, b.used
+        );
+    }
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        // `magicgen dense | head -1` closes the pipe: end quietly.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write the blocks: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
 
 /// `magicgen prove`: Z3's verdict on one square and width.
 #[cfg(feature = "z3")]
@@ -88,6 +140,17 @@ fn run(cli: &Cli, mode: Mode) -> Result<(), String> {
                 timeout,
             }),
         ) => run_prove(*square, *bits, *timeout),
+        (
+            _,
+            Some(Command::Dense {
+                square,
+                bits,
+                zeros,
+                budget,
+                nodes,
+                keep,
+            }),
+        ) => run_dense(*square, *bits, *zeros, *budget, *nodes, *keep),
         (_, Some(Command::Export { lang })) => {
             let text = export(&load_verified()?, *lang)?;
             let mut out = std::io::stdout().lock();

@@ -1,0 +1,303 @@
+//! Dense blocks from sparse multipliers (`magicgen dense`): a depth-first
+//! search for black magics whose block is short and does not wrap round its
+//! window, the kind the published variable-shift tables are made of
+//! (`docs/magic-tables.md`, section 17).
+//!
+//! A black index is the top `k` bits of `(e + 1) · m'`, where `e` is the
+//! mask's empty squares and `m' = −m` (`o | !mask` is `−(e + 1)` modulo
+//! `2^64`). The search fixes `m'` from its top bit down. With the top `t`
+//! bits known, an occupancy's product lies in an interval `e + 1` times as
+//! wide as the unknown part; once that interval sits inside one slot, the
+//! occupancy is placed there, and a slot that would hold two different
+//! attack sets ends the branch. Two more cuts make it a search for dense
+//! blocks:
+//!
+//! * **A budget.** Mask bit `b`'s weight, `m' · 2^b` read as a signed number
+//!   of slots, has its top `t − b` bits known. If the smallest magnitudes the
+//!   known bits allow add up to more than the budget, the branch ends. The
+//!   sums of weights no larger than that never wrap round the window, so a
+//!   block found spans at most the budget plus one slot.
+//! * **Sparsity first.** Bit 1 is tried before bit 0, and bit 0 only while
+//!   the prefix has fewer than `zeros` zeros: an `m'` with few zeros is an
+//!   `m` with few ones, and the published dense blocks come from such
+//!   multipliers (a few runs of ones, each the weight of several mask bits).
+//!
+//! Nothing is random: the same square, width and limits give the same
+//! blocks on any machine.
+
+use crate::compact::block::turned;
+use crate::problem::{Problem, Scratch};
+use yolah_geometry::magics::Indexing;
+use yolah_geometry::{Slider, Square};
+
+/// What one dense search looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DenseSpec {
+    /// Index bits `k`.
+    pub bits: u32,
+    /// The most zeros the multiplier `m' = −m` may have.
+    pub zeros: u32,
+    /// The most the magnitudes of the mask bits' weights may add up to, in
+    /// slots: a bound on the blocks' spans. Below `2^bits`.
+    pub budget: u32,
+    /// Nodes of the search before it stops.
+    pub nodes: u64,
+    /// How many blocks to keep: the shortest, each of another (span, used).
+    pub keep: usize,
+}
+
+/// A block the dense search found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DenseBlock {
+    /// Its span once turned as far as the square allows (`compact` turns
+    /// blocks the same way for the pool).
+    pub span: u32,
+    /// Its used slots.
+    pub used: u32,
+    /// The multiplier, turned.
+    pub magic: u64,
+}
+
+/// What a dense search found, and how far it went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DenseRun {
+    /// The shortest blocks found, best first.
+    pub blocks: Vec<DenseBlock>,
+    /// Nodes visited.
+    pub nodes: u64,
+    /// Whether the whole tree was searched (false: the node limit stopped
+    /// it, or 4,096 valid blocks were reached).
+    pub complete: bool,
+}
+
+/// The dense blocks of `slider` on `square` at `spec.bits` bits.
+pub fn dense_blocks(slider: Slider, square: Square, spec: &DenseSpec) -> DenseRun {
+    let problem = Problem::new(Indexing::Black, slider, square);
+    let mut occupancies: Vec<(u64, u64)> = problem
+        .keys
+        .iter()
+        .zip(&problem.attacks)
+        .map(|(&key, &attacks)| (key.wrapping_neg(), attacks))
+        .collect();
+    occupancies.sort_unstable();
+    let mask = !problem.not_mask;
+    let k = spec.bits;
+    let mut search = Search {
+        k,
+        products: occupancies.iter().map(|o| o.0).collect(),
+        attacks: occupancies.iter().map(|o| o.1).collect(),
+        placed: vec![false; occupancies.len()],
+        undo: Vec::new(),
+        slots: vec![(0, 0); 1 << k],
+        mask_bits: (0..64).filter(|b| mask >> b & 1 == 1).collect(),
+        budget: u128::from(spec.budget) << (64 - k),
+        zeros: spec.zeros,
+        limit: spec.nodes,
+        nodes: 0,
+        stopped: false,
+        leaves: Vec::new(),
+    };
+    search.go(0, 0);
+    let mut scratch = Scratch::new(k);
+    let mut blocks: Vec<DenseBlock> = Vec::new();
+    for &leaf in &search.leaves {
+        let Some(magic) = turned(&problem, leaf.wrapping_neg(), k, &mut scratch) else {
+            continue;
+        };
+        let Some(slots) = scratch.block(&problem, magic, k) else {
+            continue;
+        };
+        let (lo, hi) = slots
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+        let block = DenseBlock {
+            span: hi - lo + 1,
+            used: slots.len() as u32,
+            magic,
+        };
+        if !blocks
+            .iter()
+            .any(|b| (b.span, b.used) == (block.span, block.used))
+        {
+            blocks.push(block);
+        }
+    }
+    blocks.sort_unstable();
+    blocks.truncate(spec.keep);
+    DenseRun {
+        blocks,
+        nodes: search.nodes,
+        complete: !search.stopped,
+    }
+}
+
+/// The depth-first search's state along its current path.
+struct Search {
+    k: u32,
+    /// Each occupancy's `e + 1`, ascending.
+    products: Vec<u64>,
+    /// Each occupancy's attacks.
+    attacks: Vec<u64>,
+    /// Whether each occupancy is placed on the current path.
+    placed: Vec<bool>,
+    /// The occupancies placed on the current path, in order.
+    undo: Vec<usize>,
+    /// Per slot: the attacks placed there and how many occupancies.
+    slots: Vec<(u64, u32)>,
+    /// The mask's bits, ascending.
+    mask_bits: Vec<u32>,
+    /// The budget in units of `2^-64` of the window.
+    budget: u128,
+    zeros: u32,
+    limit: u64,
+    nodes: u64,
+    /// Whether a limit stopped the search.
+    stopped: bool,
+    /// The `m'` of every valid block reached.
+    leaves: Vec<u64>,
+}
+
+/// Leaves kept before the search stops: each is a valid block, and
+/// measuring them all costs more than the search once there are many.
+const MAX_LEAVES: usize = 4096;
+
+impl Search {
+    /// Visits the node whose top `t` bits of `m'` are those of `prefix`.
+    fn go(&mut self, t: u32, prefix: u64) {
+        if self.nodes >= self.limit || self.leaves.len() >= MAX_LEAVES {
+            self.stopped = true;
+            return;
+        }
+        self.nodes += 1;
+        let mark = self.undo.len();
+        if !self.place(t, prefix) {
+            return;
+        }
+        if t == 64 {
+            self.leaves.push(prefix);
+        } else {
+            let zeros = if t == 0 {
+                0
+            } else {
+                (!prefix >> (64 - t)).count_ones()
+            };
+            self.go(t + 1, prefix | 1 << (63 - t));
+            if zeros < self.zeros {
+                self.go(t + 1, prefix);
+            }
+        }
+        self.unplace(mark, prefix);
+    }
+
+    /// Checks the budget, then places every occupancy whose slot the known
+    /// bits settle; `false` (with nothing left placed) if the node is cut.
+    fn place(&mut self, t: u32, prefix: u64) -> bool {
+        const ONE: u128 = 1 << 64;
+        let mut weights = 0u128;
+        for &b in &self.mask_bits {
+            if b >= t {
+                break;
+            }
+            // The weight's unknown bits are zero in `lo`.
+            let lo = u128::from(prefix << b);
+            let hi = lo + (1u128 << (64 - (t - b))) - 1;
+            if lo != 0 && hi < ONE {
+                weights += lo.min(ONE - hi);
+                if weights > self.budget {
+                    return false;
+                }
+            }
+        }
+        let shift = 64 - self.k;
+        let unknown = (1u128 << (64 - t)) - 1;
+        let mark = self.undo.len();
+        for i in 0..self.products.len() {
+            let reach = u128::from(self.products[i]) * unknown;
+            if reach >> shift != 0 {
+                break; // wider than a slot, and so are the rest
+            }
+            if self.placed[i] {
+                continue;
+            }
+            let lo = u128::from(self.products[i].wrapping_mul(prefix));
+            if lo >> shift != (lo + reach) >> shift {
+                continue;
+            }
+            let slot = &mut self.slots[(lo >> shift) as usize];
+            if slot.1 > 0 && slot.0 != self.attacks[i] {
+                self.unplace(mark, prefix);
+                return false;
+            }
+            *slot = (self.attacks[i], slot.1 + 1);
+            self.placed[i] = true;
+            self.undo.push(i);
+        }
+        true
+    }
+
+    /// Takes back the occupancies placed since `mark` (at `prefix`, whose
+    /// known bits placed them).
+    fn unplace(&mut self, mark: usize, prefix: u64) {
+        let shift = 64 - self.k;
+        while self.undo.len() > mark {
+            let i = self.undo.pop().expect("longer than mark");
+            self.placed[i] = false;
+            let slot = self.products[i].wrapping_mul(prefix) >> shift;
+            self.slots[slot as usize].1 -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(bits: u32, zeros: u32, budget: u32, nodes: u64) -> DenseSpec {
+        DenseSpec {
+            bits,
+            zeros,
+            budget,
+            nodes,
+            keep: 4,
+        }
+    }
+
+    #[test]
+    fn blocks_found_are_valid_and_within_the_budget() {
+        // Rook g6 at its mask's width: a block of 756 slots (640 used) in a
+        // window of 1,024 within a million nodes.
+        let g6 = Square::parse("g6").unwrap();
+        let run = dense_blocks(Slider::Orthogonal, g6, &spec(10, 8, 870, 1_000_000));
+        assert!(!run.blocks.is_empty(), "{run:?}");
+        let problem = Problem::new(Indexing::Black, Slider::Orthogonal, g6);
+        let mut scratch = Scratch::new(10);
+        for b in &run.blocks {
+            let slots = scratch.block(&problem, b.magic, 10).expect("valid");
+            assert_eq!(slots.len() as u32, b.used);
+            assert!(b.span <= 871 && b.used <= b.span, "{b:?}");
+        }
+        // Best first, each of another shape; the same search again gives the
+        // same blocks.
+        assert!(run
+            .blocks
+            .windows(2)
+            .all(|w| (w[0].span, w[0].used) < (w[1].span, w[1].used)));
+        assert_eq!(
+            dense_blocks(Slider::Orthogonal, g6, &spec(10, 8, 870, 1_000_000)),
+            run
+        );
+    }
+
+    #[test]
+    fn the_limits_bound_the_search() {
+        let e1 = Square::parse("e1").unwrap();
+        let run = dense_blocks(Slider::Orthogonal, e1, &spec(11, 8, 1540, 1_000));
+        assert!(!run.complete && run.nodes == 1_000);
+        // No zeros allowed: m' is all ones, m is 1, which no rook survives.
+        let run = dense_blocks(Slider::Orthogonal, e1, &spec(11, 0, 1540, 1_000));
+        assert!(run.complete && run.blocks.is_empty(), "{run:?}");
+        // A budget of nothing cuts every weight.
+        let run = dense_blocks(Slider::Orthogonal, e1, &spec(11, 8, 0, 1_000_000));
+        assert!(run.complete && run.blocks.is_empty(), "{run:?}");
+    }
+}
