@@ -143,9 +143,9 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 0)]
         timeout: u32,
     },
-    /// Search one square for short black blocks that do not wrap round
-    /// their window, from sparse multipliers: a depth-first search from the
-    /// top bit of -m with a budget on the mask bits' weights
+    /// Search one square for short black blocks from sparse multipliers: a
+    /// depth-first search from the top bit of -m with a budget on the mask
+    /// bits' weights, so that a block's sums do not wrap round its window
     /// (docs/magic-tables.md, section 17). Deterministic.
     Dense {
         /// The square, as slider:square (such as orthogonal:f2).
@@ -165,8 +165,8 @@ pub(crate) enum Command {
         #[arg(long, default_value_t = 20_000_000)]
         nodes: u64,
         /// Blocks to print, the shortest first.
-        #[arg(long, default_value_t = 3)]
-        keep: usize,
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        keep: u32,
     },
     /// Print the committed table as one self-contained Rust or C file
     /// (rook_attacks and bishop_attacks, the magics and the shared attack

@@ -37,11 +37,11 @@ fn run_dense(
     zeros: u32,
     budget: Option<u32>,
     nodes: u64,
-    keep: usize,
+    keep: u32,
 ) -> Result<(), String> {
     use magicgen::dense::{dense_blocks, DenseSpec};
     let window = 1u32 << bits;
-    let budget = budget.unwrap_or(window / 20 * 17);
+    let budget = budget.unwrap_or(window * 17 / 20);
     if budget >= window {
         return Err(format!(
             "--budget {budget} is not below the window of {window} slots: weights that large wrap"
@@ -53,16 +53,23 @@ fn run_dense(
         zeros,
         budget,
         nodes,
-        keep,
+        keep: keep as usize,
     };
     let run = dense_blocks(slider, square, &spec);
     let mut text = format!(
-        "{} {square} at {bits} bits: {} block{} in {} nodes{} ({:.1} s; budget {budget} slots, at most {zeros} zeros in -m)\n",
+        "{} {square} at {bits} bit{}: {} block{} in {} nodes{} ({:.1} s; budget {budget} slots, at most {zeros} zeros in -m)\n",
         slider.name(),
+        if bits == 1 { "" } else { "s" },
         run.blocks.len(),
         if run.blocks.len() == 1 { "" } else { "s" },
         run.nodes,
-        if run.complete { ", the whole tree" } else { "" },
+        if run.complete {
+            ", the whole tree"
+        } else if run.nodes < nodes {
+            ", stopped at 4,096 valid blocks"
+        } else {
+            ", stopped at --nodes"
+        },
         start.elapsed().as_secs_f64()
     );
     for b in &run.blocks {
