@@ -67,6 +67,13 @@ pub(crate) struct Cli {
     /// a valid multiplier. 0: from the mask's width up.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=2), requires = "effort")]
     pub(crate) below_mask: u32,
+    /// Add to the pool, for every rook square, the three shortest blocks
+    /// that `magicgen dense` finds at its mask's width in this many nodes
+    /// (85% budget, at most 8 zeros in -m): short blocks that do not wrap,
+    /// which the climbs rarely reach (docs/magic-tables.md, section 17).
+    /// 0: none.
+    #[arg(long, default_value_t = 0, requires = "effort")]
+    pub(crate) dense: u64,
     /// Slots per run of the interleave search: two blocks never share a
     /// run. Shorter runs let blocks interlock more closely and pack slower.
     #[arg(long, default_value_t = magicgen::interleave::DEFAULT_RUN,
@@ -155,7 +162,7 @@ pub(crate) enum Command {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=13))]
         bits: u32,
         /// The most zeros -m may have: fewer search sparser multipliers.
-        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(0..=64))]
+        #[arg(long, default_value_t = magicgen::dense::DEFAULT_ZEROS, value_parser = clap::value_parser!(u32).range(0..=64))]
         zeros: u32,
         /// The most the weights' magnitudes may add up to, in slots, which
         /// bounds the blocks' spans (default: 85% of the window).
@@ -260,6 +267,7 @@ impl Mode {
                 "threads",
                 "compact",
                 "below_mask",
+                "dense",
                 "run_slots",
                 "turns",
                 "climb_log",

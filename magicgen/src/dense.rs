@@ -29,9 +29,26 @@
 //! blocks on any machine.
 
 use crate::compact::block::turned;
-use crate::problem::{Problem, Scratch};
+use crate::problem::{squares, Problem, Scratch};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use yolah_geometry::magics::Indexing;
+use yolah_geometry::rays::relevant_mask;
 use yolah_geometry::{Slider, Square};
+
+/// The budget `magicgen dense` and the pool's dense searches use unless
+/// told: 85% of the window of `bits` bits.
+pub const fn default_budget(bits: u32) -> u32 {
+    (1u32 << bits) * 17 / 20
+}
+
+/// The most zeros `-m` has in the pool's dense searches (and `magicgen
+/// dense`'s default): the published dense rook blocks come from
+/// multipliers of a few runs of ones.
+pub const DEFAULT_ZEROS: u32 = 8;
+
+/// Blocks the pool keeps from each dense search.
+const POOL_KEEP: usize = 3;
 
 /// What one dense search looks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +149,55 @@ pub fn dense_blocks(slider: Slider, square: Square, spec: &DenseSpec) -> DenseRu
         nodes: search.nodes,
         complete: !search.stopped,
     }
+}
+
+/// The dense blocks the interleave search adds to its pool
+/// (`magicgen --dense N`): for every orthogonal square, the [`POOL_KEEP`]
+/// shortest blocks of a dense search at its mask's width with
+/// [`DEFAULT_ZEROS`] zeros, [`default_budget`] and `nodes` nodes, as
+/// `(multiplier, bits)`, turned as the compact pool's are; the diagonal
+/// squares get none (their blocks are small, and the climbs find them
+/// dense). One list per square in the pool's order; `done` is called with
+/// the squares searched so far. The searches run on `threads` threads and
+/// give the same blocks on any number.
+pub fn dense_pool(
+    nodes: u64,
+    threads: usize,
+    done: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Vec<(u64, u32)>> {
+    let all = squares();
+    let todo: Vec<usize> = (0..all.len())
+        .filter(|&i| all[i].0 == Slider::Orthogonal)
+        .collect();
+    let pool = Mutex::new(vec![Vec::new(); all.len()]);
+    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, todo.len()) {
+            scope.spawn(|| {
+                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let (slider, square) = all[i];
+                    let blocks = pool_blocks(slider, square, nodes);
+                    pool.lock().unwrap_or_else(|e| e.into_inner())[i] = blocks;
+                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, todo.len());
+                }
+            });
+        }
+    });
+    pool.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What [`dense_pool`] adds for one square.
+fn pool_blocks(slider: Slider, square: Square, nodes: u64) -> Vec<(u64, u32)> {
+    let bits = relevant_mask(slider, square).count();
+    let spec = DenseSpec {
+        bits,
+        zeros: DEFAULT_ZEROS,
+        budget: default_budget(bits),
+        nodes,
+        keep: POOL_KEEP,
+    };
+    let run = dense_blocks(slider, square, &spec);
+    run.blocks.iter().map(|b| (b.magic, bits)).collect()
 }
 
 /// The least that the magnitudes of the mask bits' weights (`m' · 2^b` read
@@ -352,5 +418,25 @@ mod tests {
         // A budget of nothing cuts every weight.
         let run = dense_blocks(Slider::Orthogonal, e1, &spec(11, 8, 0, 1_000_000));
         assert!(run.complete && run.blocks.is_empty(), "{run:?}");
+    }
+
+    #[test]
+    fn the_pool_holds_each_rooks_best_dense_blocks_on_any_threads() {
+        let one = dense_pool(20_000, 1, &|_, _| {});
+        assert_eq!(one, dense_pool(20_000, 2, &|_, _| {}));
+        assert_eq!(one.len(), 128);
+        for (&(slider, square), blocks) in squares().iter().zip(&one) {
+            let want = match slider {
+                Slider::Orthogonal => pool_blocks(slider, square, 20_000),
+                Slider::Diagonal => Vec::new(),
+            };
+            assert_eq!(blocks, &want, "{slider:?} {square}");
+        }
+        // Rook g6 with more nodes: the block of the test above, at its
+        // mask's width.
+        let g6 = Square::parse("g6").unwrap();
+        let blocks = pool_blocks(Slider::Orthogonal, g6, 1_000_000);
+        let run = dense_blocks(Slider::Orthogonal, g6, &spec(10, 8, 870, 1_000_000));
+        assert_eq!(blocks.first(), Some(&(run.blocks[0].magic, 10)));
     }
 }

@@ -88,8 +88,12 @@ fn command(cli: &Cli, effort: u64) -> String {
         DEFAULT_TURNS => String::new(),
         n => format!(" --turns {n}"),
     };
+    let dense = match cli.dense {
+        0 => String::new(),
+        n => format!(" --dense {n}"),
+    };
     format!(
-        "magicgen --method interleave --compact {}{below} --effort {effort} --run-slots {}{turns} --seed {}",
+        "magicgen --method interleave --compact {}{below}{dense} --effort {effort} --run-slots {}{turns} --seed {}",
         cli.compact,
         cli.run_slots,
         seed_arg(cli.seed)
@@ -149,6 +153,28 @@ fn pool(cli: &Cli) -> Result<Vec<Vec<(u64, u32)>>, String> {
     })
 }
 
+/// Adds `--dense`'s blocks to the compact pool, after each square's own and
+/// each once.
+fn add_dense(pool: &mut [Vec<(u64, u32)>], cli: &Cli) {
+    let bar = Bar::new();
+    let dense = magicgen::dense::dense_pool(cli.dense, cli.threads, &|done, total| {
+        bar.show("dense blocks", done as u64, total as u64, "squares")
+    });
+    let mut added = 0;
+    for (blocks, more) in pool.iter_mut().zip(dense) {
+        for block in more {
+            if !blocks.contains(&block) {
+                blocks.push(block);
+                added += 1;
+            }
+        }
+    }
+    eprintln!(
+        "dense blocks: {added} added to the pool ({:.0} s)",
+        bar.start.elapsed().as_secs_f64()
+    );
+}
+
 /// Climbs `n` of the log's climbs again, spread evenly through it, and
 /// refuses the log if one ends elsewhere.
 fn recheck(
@@ -187,7 +213,10 @@ fn recheck(
 /// packing's progress by `--pack-checkpoint`.
 fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let start = Instant::now();
-    let pool = pool(cli)?;
+    let mut pool = pool(cli)?;
+    if cli.dense > 0 {
+        add_dense(&mut pool, cli);
+    }
     let climbed = start.elapsed().as_secs_f64();
     let mut bar = Bar::new();
     let steps = effort * STEPS_PER_EFFORT;

@@ -39,9 +39,9 @@ fn run_dense(
     nodes: u64,
     keep: u32,
 ) -> Result<(), String> {
-    use magicgen::dense::{dense_blocks, DenseSpec};
+    use magicgen::dense::{default_budget, dense_blocks, DenseSpec};
     let window = 1u32 << bits;
-    let budget = budget.unwrap_or(window * 17 / 20);
+    let budget = budget.unwrap_or(default_budget(bits));
     if budget >= window {
         return Err(format!(
             "--budget {budget} is not below the window of {window} slots: weights that large wrap"
