@@ -152,7 +152,7 @@ pub fn dense_blocks(slider: Slider, square: Square, spec: &DenseSpec) -> DenseRu
 }
 
 /// The dense blocks the interleave search adds to its pool
-/// (`magicgen --dense N`): for every orthogonal square, the [`POOL_KEEP`]
+/// (`magicgen --dense N`): for every orthogonal square, the three
 /// shortest blocks of a dense search at its mask's width with
 /// [`DEFAULT_ZEROS`] zeros, [`default_budget`] and `nodes` nodes, as
 /// `(multiplier, bits)`, turned as the compact pool's are; the diagonal
