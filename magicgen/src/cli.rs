@@ -70,7 +70,7 @@ pub(crate) struct Cli {
     /// Add to the pool, for every rook square, the three shortest blocks
     /// that `magicgen dense` finds at its mask's width in this many nodes
     /// (85% budget, at most 8 zeros in -m): short blocks that do not wrap,
-    /// which the climbs rarely reach (docs/magic-tables.md, section 17).
+    /// which the climbs rarely reach (docs/magic-tables.md, sections 17 and 18).
     /// 0: none.
     #[arg(long, default_value_t = 0, requires = "effort")]
     pub(crate) dense: u64,

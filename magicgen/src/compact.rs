@@ -17,12 +17,11 @@
 
 pub(crate) mod block;
 
+use crate::parallel::map_on_threads;
 use crate::problem::{square_seed, squares, Problem, Scratch};
 use block::{footprint, turned};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use yolah_geometry::magics::Indexing;
 use yolah_geometry::rays::relevant_mask;
 
@@ -232,31 +231,32 @@ pub fn compact_pool(
         .iter()
         .map(|&(slider, square)| Problem::new(spec.indexing, slider, square))
         .collect();
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(total - todo.len());
-    let ends = Mutex::new(ends);
     let (seed, steps) = (spec.seed, spec.steps);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, todo.len().max(1)) {
-            scope.spawn(|| {
-                while let Some(&(cell, index)) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let (square, bits) = cells[cell];
-                    let seed = climb_seed(seed, square, bits, index);
-                    let magic = climb(&problems[square], ring, bits, steps, seed);
-                    record(&Climb {
-                        square,
-                        bits,
-                        index,
-                        magic,
-                    });
-                    ends.lock().unwrap_or_else(|e| e.into_inner())[cell][index as usize] =
-                        Some(magic);
-                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, total);
-                }
+    let climbed = map_on_threads(
+        &todo,
+        threads,
+        |&(cell, index)| {
+            let (square, bits) = cells[cell];
+            let magic = climb(
+                &problems[square],
+                ring,
+                bits,
+                steps,
+                climb_seed(seed, square, bits, index),
+            );
+            record(&Climb {
+                square,
+                bits,
+                index,
+                magic,
             });
-        }
-    });
-    let ends = ends.into_inner().unwrap_or_else(|e| e.into_inner());
+            magic
+        },
+        |n| done(total - todo.len() + n, total),
+    );
+    for (&(cell, index), magic) in todo.iter().zip(climbed) {
+        ends[cell][index as usize] = Some(magic);
+    }
     let mut pool = vec![Vec::new(); all.len()];
     let mut scratch = Scratch::new(cells.iter().map(|c| c.1).max().unwrap_or(1));
     for (&(square, bits), ends) in cells.iter().zip(ends) {
@@ -295,43 +295,31 @@ pub fn recheck(
     done: &(dyn Fn(usize, usize) + Sync),
 ) -> Option<(Climb, Option<u64>)> {
     let all = squares();
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let differ = Mutex::new(Vec::new());
     let (indexing, seed, steps) = (spec.indexing, spec.seed, spec.steps);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, climbs.len().max(1)) {
-            scope.spawn(|| {
-                let take = || {
-                    let k = next.fetch_add(1, Ordering::Relaxed);
-                    climbs.get(k).map(|c| (k, c))
-                };
-                while let Some((k, c)) = take() {
-                    let Some(&(slider, square)) = all.get(c.square) else {
-                        differ
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push((k, None));
-                        continue;
-                    };
-                    let problem = Problem::new(indexing, slider, square);
-                    let ring = indexing == Indexing::Black;
-                    let seed = climb_seed(seed, c.square, c.bits, c.index);
-                    let now = climb(&problem, ring, c.bits, steps, seed);
-                    if now != c.magic {
-                        differ
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push((k, now));
-                    }
-                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, climbs.len());
-                }
-            });
-        }
-    });
-    let differ = differ.into_inner().unwrap_or_else(|e| e.into_inner());
-    let (k, now) = differ.into_iter().min()?;
-    Some((climbs[k], now))
+    // Per climb: `None` if it ends where the log says, else where it ends
+    // now (nowhere for a square that does not exist).
+    let differ = map_on_threads(
+        climbs,
+        threads,
+        |c| {
+            let Some(&(slider, square)) = all.get(c.square) else {
+                return Some(None);
+            };
+            let problem = Problem::new(indexing, slider, square);
+            let ring = indexing == Indexing::Black;
+            let now = climb(
+                &problem,
+                ring,
+                c.bits,
+                steps,
+                climb_seed(seed, c.square, c.bits, c.index),
+            );
+            (now != c.magic).then_some(now)
+        },
+        |n| done(n, climbs.len()),
+    );
+    let k = differ.iter().position(Option::is_some)?;
+    Some((climbs[k], differ[k].expect("differs")))
 }
 
 #[cfg(test)]
@@ -416,7 +404,7 @@ pub(crate) mod tests {
             climbs,
             steps: 100,
         };
-        let log = Mutex::new(Vec::new());
+        let log = std::sync::Mutex::new(Vec::new());
         let record = |c: &Climb| log.lock().unwrap().push(*c);
         let two = compact_pool(&spec(2), 2, &[], &record, &|_, _| {}).unwrap();
         let first = std::mem::take(&mut *log.lock().unwrap());

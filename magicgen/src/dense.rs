@@ -29,9 +29,8 @@
 //! blocks on any machine.
 
 use crate::compact::block::turned;
+use crate::parallel::map_on_threads;
 use crate::problem::{squares, Problem, Scratch};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use yolah_geometry::magics::Indexing;
 use yolah_geometry::rays::relevant_mask;
 use yolah_geometry::{Slider, Square};
@@ -106,7 +105,7 @@ pub fn dense_blocks(slider: Slider, square: Square, spec: &DenseSpec) -> DenseRu
         k,
         products: occupancies.iter().map(|o| o.0).collect(),
         attacks: occupancies.iter().map(|o| o.1).collect(),
-        placed: vec![false; occupancies.len()],
+        pending: Vec::new(),
         undo: Vec::new(),
         slots: vec![(0, 0); 1 << k],
         mask_bits: (0..64).filter(|b| mask >> b & 1 == 1).collect(),
@@ -117,7 +116,7 @@ pub fn dense_blocks(slider: Slider, square: Square, spec: &DenseSpec) -> DenseRu
         stopped: false,
         leaves: Vec::new(),
     };
-    search.go(0, 0);
+    search.go(0, 0, 0, 0);
     let mut scratch = Scratch::new(k);
     let mut blocks: Vec<DenseBlock> = Vec::new();
     for &leaf in &search.leaves {
@@ -169,21 +168,17 @@ pub fn dense_pool(
     let todo: Vec<usize> = (0..all.len())
         .filter(|&i| all[i].0 == Slider::Orthogonal)
         .collect();
-    let pool = Mutex::new(vec![Vec::new(); all.len()]);
-    let (next, finished) = (AtomicUsize::new(0), AtomicUsize::new(0));
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, todo.len()) {
-            scope.spawn(|| {
-                while let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let (slider, square) = all[i];
-                    let blocks = pool_blocks(slider, square, nodes);
-                    pool.lock().unwrap_or_else(|e| e.into_inner())[i] = blocks;
-                    done(finished.fetch_add(1, Ordering::Relaxed) + 1, todo.len());
-                }
-            });
-        }
-    });
-    pool.into_inner().unwrap_or_else(|e| e.into_inner())
+    let found = map_on_threads(
+        &todo,
+        threads,
+        |&i| pool_blocks(all[i].0, all[i].1, nodes),
+        |n| done(n, todo.len()),
+    );
+    let mut pool = vec![Vec::new(); all.len()];
+    for (&i, blocks) in todo.iter().zip(found) {
+        pool[i] = blocks;
+    }
+    pool
 }
 
 /// What [`dense_pool`] adds for one square.
@@ -229,8 +224,10 @@ struct Search {
     products: Vec<u64>,
     /// Each occupancy's attacks.
     attacks: Vec<u64>,
-    /// Whether each occupancy is placed on the current path.
-    placed: Vec<bool>,
+    /// Stacked lists, one per node of the current path: the occupancies
+    /// whose interval was narrower than a slot there but straddled two, so
+    /// that a deeper node may place them. Each list is ascending.
+    pending: Vec<usize>,
     /// The occupancies placed on the current path, in order.
     undo: Vec<usize>,
     /// Per slot: the attacks placed there and how many occupancies.
@@ -254,16 +251,19 @@ const MAX_LEAVES: usize = 4096;
 
 impl Search {
     /// Visits the node whose top `t` bits of `m'` are those of `prefix`.
-    fn go(&mut self, t: u32, prefix: u64) {
+    /// Its parent left the occupancies it could not yet place at
+    /// `pending[from..]`, and had looked at the first `scanned` ones.
+    fn go(&mut self, t: u32, prefix: u64, from: usize, scanned: usize) {
         if self.nodes >= self.limit || self.leaves.len() >= MAX_LEAVES {
             self.stopped = true;
             return;
         }
         self.nodes += 1;
         let mark = self.undo.len();
-        if !self.place(t, prefix) {
+        let own = self.pending.len();
+        let Some(scanned) = self.place(t, prefix, from, scanned) else {
             return;
-        }
+        };
         if t == 64 {
             self.leaves.push(prefix);
         } else {
@@ -272,45 +272,60 @@ impl Search {
             } else {
                 (!prefix >> (64 - t)).count_ones()
             };
-            self.go(t + 1, prefix | 1 << (63 - t));
+            self.go(t + 1, prefix | 1 << (63 - t), own, scanned);
             if zeros < self.zeros {
-                self.go(t + 1, prefix);
+                self.go(t + 1, prefix, own, scanned);
             }
         }
+        self.pending.truncate(own);
         self.unplace(mark, prefix);
     }
 
     /// Checks the budget, then places every occupancy whose slot the known
-    /// bits settle; `false` (with nothing left placed) if the node is cut.
-    fn place(&mut self, t: u32, prefix: u64) -> bool {
+    /// bits settle: those the parent left pending, then the next ones in
+    /// order while an occupancy's interval is narrower than a slot (the
+    /// same occupancies in the same order as a scan of them all, skipping
+    /// the placed ones). Returns how many occupancies have been looked at,
+    /// with those still unplaced pushed as this node's pending list, or
+    /// `None` (with nothing left placed or pushed) if the node is cut.
+    fn place(&mut self, t: u32, prefix: u64, from: usize, scanned: usize) -> Option<usize> {
         if weight_floor(&self.mask_bits, t, prefix, self.budget) > self.budget {
-            return false;
+            return None;
         }
         let shift = 64 - self.k;
         let unknown = (1u128 << (64 - t)) - 1;
         let mark = self.undo.len();
-        for i in 0..self.products.len() {
-            let reach = u128::from(self.products[i]) * unknown;
-            if reach >> shift != 0 {
-                break; // wider than a slot, and so are the rest
-            }
-            if self.placed[i] {
-                continue;
-            }
+        let own = self.pending.len();
+        let mut next = scanned;
+        let mut j = from;
+        loop {
+            let i = if j < own {
+                j += 1;
+                self.pending[j - 1]
+            } else if next < self.products.len()
+                && (u128::from(self.products[next]) * unknown) >> shift == 0
+            {
+                next += 1;
+                next - 1
+            } else {
+                break;
+            };
             let lo = u128::from(self.products[i].wrapping_mul(prefix));
+            let reach = u128::from(self.products[i]) * unknown;
             if lo >> shift != (lo + reach) >> shift {
+                self.pending.push(i);
                 continue;
             }
             let slot = &mut self.slots[(lo >> shift) as usize];
             if slot.1 > 0 && slot.0 != self.attacks[i] {
+                self.pending.truncate(own);
                 self.unplace(mark, prefix);
-                return false;
+                return None;
             }
             *slot = (self.attacks[i], slot.1 + 1);
-            self.placed[i] = true;
             self.undo.push(i);
         }
-        true
+        Some(next)
     }
 
     /// Takes back the occupancies placed since `mark` (at `prefix`, whose
@@ -319,7 +334,6 @@ impl Search {
         let shift = 64 - self.k;
         while self.undo.len() > mark {
             let i = self.undo.pop().expect("longer than mark");
-            self.placed[i] = false;
             let slot = self.products[i].wrapping_mul(prefix) >> shift;
             self.slots[slot as usize].1 -= 1;
         }

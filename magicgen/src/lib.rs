@@ -31,6 +31,7 @@ pub mod compact;
 pub mod dense;
 pub mod export;
 pub mod interleave;
+mod parallel;
 mod problem;
 #[cfg(feature = "z3")]
 pub mod prove;
