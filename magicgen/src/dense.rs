@@ -92,30 +92,8 @@ pub struct DenseRun {
 /// The dense blocks of `slider` on `square` at `spec.bits` bits.
 pub fn dense_blocks(slider: Slider, square: Square, spec: &DenseSpec) -> DenseRun {
     let problem = Problem::new(Indexing::Black, slider, square);
-    let mut occupancies: Vec<(u64, u64)> = problem
-        .keys
-        .iter()
-        .zip(&problem.attacks)
-        .map(|(&key, &attacks)| (key.wrapping_neg(), attacks))
-        .collect();
-    occupancies.sort_unstable();
-    let mask = !problem.not_mask;
     let k = spec.bits;
-    let mut search = Search {
-        k,
-        products: occupancies.iter().map(|o| o.0).collect(),
-        attacks: occupancies.iter().map(|o| o.1).collect(),
-        pending: Vec::new(),
-        undo: Vec::new(),
-        slots: vec![(0, 0); 1 << k],
-        mask_bits: (0..64).filter(|b| mask >> b & 1 == 1).collect(),
-        budget: u128::from(spec.budget) << (64 - k),
-        zeros: spec.zeros,
-        limit: spec.nodes,
-        nodes: 0,
-        stopped: false,
-        leaves: Vec::new(),
-    };
+    let mut search = Search::new(&problem, spec);
     search.go(0, 0, 0, 0);
     let mut scratch = Scratch::new(k);
     let mut blocks: Vec<DenseBlock> = Vec::new();
@@ -250,6 +228,34 @@ struct Search {
 const MAX_LEAVES: usize = 4096;
 
 impl Search {
+    /// The search of `spec` for `problem`, before its first node.
+    fn new(problem: &Problem, spec: &DenseSpec) -> Search {
+        let mut occupancies: Vec<(u64, u64)> = problem
+            .keys
+            .iter()
+            .zip(&problem.attacks)
+            .map(|(&key, &attacks)| (key.wrapping_neg(), attacks))
+            .collect();
+        occupancies.sort_unstable();
+        let mask = !problem.not_mask;
+        let k = spec.bits;
+        Search {
+            k,
+            products: occupancies.iter().map(|o| o.0).collect(),
+            attacks: occupancies.iter().map(|o| o.1).collect(),
+            pending: Vec::new(),
+            undo: Vec::new(),
+            slots: vec![(0, 0); 1 << k],
+            mask_bits: (0..64).filter(|b| mask >> b & 1 == 1).collect(),
+            budget: u128::from(spec.budget) << (64 - k),
+            zeros: spec.zeros,
+            limit: spec.nodes,
+            nodes: 0,
+            stopped: false,
+            leaves: Vec::new(),
+        }
+    }
+
     /// Visits the node whose top `t` bits of `m'` are those of `prefix`.
     /// Its parent left the occupancies it could not yet place at
     /// `pending[from..]`, and had looked at the first `scanned` ones.
@@ -261,7 +267,8 @@ impl Search {
         self.nodes += 1;
         let mark = self.undo.len();
         let own = self.pending.len();
-        let Some(scanned) = self.place(t, prefix, from, scanned) else {
+        // `place` pushes this node's own pending list from `own` on.
+        let Some(looked) = self.place(t, prefix, from, scanned) else {
             return;
         };
         if t == 64 {
@@ -272,9 +279,9 @@ impl Search {
             } else {
                 (!prefix >> (64 - t)).count_ones()
             };
-            self.go(t + 1, prefix | 1 << (63 - t), own, scanned);
+            self.go(t + 1, prefix | 1 << (63 - t), own, looked);
             if zeros < self.zeros {
-                self.go(t + 1, prefix, own, scanned);
+                self.go(t + 1, prefix, own, looked);
             }
         }
         self.pending.truncate(own);
@@ -344,6 +351,102 @@ impl Search {
 mod tests {
     use super::*;
     use yolah_geometry::rays::relevant_mask;
+
+    impl Search {
+        /// [`Search::go`] as it was first written: every node scans all the
+        /// occupancies narrower than a slot, skipping the placed ones.
+        fn go_slow(&mut self, t: u32, prefix: u64, placed: &mut [bool]) {
+            if self.nodes >= self.limit || self.leaves.len() >= MAX_LEAVES {
+                self.stopped = true;
+                return;
+            }
+            self.nodes += 1;
+            let mark = self.undo.len();
+            if weight_floor(&self.mask_bits, t, prefix, self.budget) > self.budget {
+                return;
+            }
+            let shift = 64 - self.k;
+            let unknown = (1u128 << (64 - t)) - 1;
+            for i in 0..self.products.len() {
+                let reach = u128::from(self.products[i]) * unknown;
+                if reach >> shift != 0 {
+                    break;
+                }
+                if placed[i] {
+                    continue;
+                }
+                let lo = u128::from(self.products[i].wrapping_mul(prefix));
+                if lo >> shift != (lo + reach) >> shift {
+                    continue;
+                }
+                let slot = &mut self.slots[(lo >> shift) as usize];
+                if slot.1 > 0 && slot.0 != self.attacks[i] {
+                    for &j in &self.undo[mark..] {
+                        placed[j] = false;
+                    }
+                    self.unplace(mark, prefix);
+                    return;
+                }
+                *slot = (self.attacks[i], slot.1 + 1);
+                placed[i] = true;
+                self.undo.push(i);
+            }
+            if t == 64 {
+                self.leaves.push(prefix);
+            } else {
+                let zeros = if t == 0 {
+                    0
+                } else {
+                    (!prefix >> (64 - t)).count_ones()
+                };
+                self.go_slow(t + 1, prefix | 1 << (63 - t), placed);
+                if zeros < self.zeros {
+                    self.go_slow(t + 1, prefix, placed);
+                }
+            }
+            for &j in &self.undo[mark..] {
+                placed[j] = false;
+            }
+            self.unplace(mark, prefix);
+        }
+    }
+
+    #[test]
+    fn the_search_visits_what_a_full_scan_of_every_node_visits() {
+        // The pending lists are only a shortcut: the same nodes, the same
+        // leaves, in the same order, whatever the limits. g6 reaches 15
+        // blocks; bishop a1 and rook d4 (4 zeros) are searched whole.
+        let cases = [
+            (Slider::Orthogonal, "g6", spec(10, 8, 870, 1_000_000)),
+            (Slider::Orthogonal, "e1", spec(11, 8, 1740, 300_000)),
+            (Slider::Orthogonal, "d2", spec(9, 10, 511, 300_000)),
+            (Slider::Diagonal, "d4", spec(9, 8, 435, 300_000)),
+            (Slider::Diagonal, "a1", spec(6, 4, 63, 10_000_000)),
+            (Slider::Orthogonal, "d4", spec(10, 4, 1000, 10_000_000)),
+        ];
+        for (slider, square, spec) in cases {
+            let problem = Problem::new(Indexing::Black, slider, Square::parse(square).unwrap());
+            let mut fast = Search::new(&problem, &spec);
+            fast.go(0, 0, 0, 0);
+            let mut slow = Search::new(&problem, &spec);
+            let mut placed = vec![false; slow.products.len()];
+            slow.go_slow(0, 0, &mut placed);
+            assert_eq!(
+                (fast.nodes, fast.stopped, &fast.leaves),
+                (slow.nodes, slow.stopped, &slow.leaves),
+                "{slider:?} {square}"
+            );
+            eprintln!(
+                "{square} {} {} {}",
+                fast.nodes,
+                fast.stopped,
+                fast.leaves.len()
+            );
+            assert!(fast.pending.is_empty() && fast.undo.is_empty(), "{square}");
+            assert!(fast.slots.iter().all(|s| s.1 == 0), "{square}");
+            assert!(!placed.iter().any(|&p| p), "{square}");
+        }
+    }
 
     fn spec(bits: u32, zeros: u32, budget: u32, nodes: u64) -> DenseSpec {
         DenseSpec {
