@@ -90,6 +90,7 @@ pub fn ray_command<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'p
             d.set_item("player", run.player)?;
             d.set_item("games", run.games)?;
             d.set_item("seed", run.seed)?;
+            d.set_item("explore", run.explore)?;
             d.set_item("out", run.out)?;
             d.set_item("work_dir", work_dir)?;
         }

@@ -180,12 +180,24 @@ impl PyTournamentFile {
     }
 }
 
+/// The self-play run of `games` games of `player` seeded `seed` whose moves
+/// stray with probability `explore` (checked as `--explore` is).
+fn selfplay_run(player: &str, games: u64, seed: u64, explore: f64) -> PyResult<selfplay::Run> {
+    if !(0.0..=1.0).contains(&explore) {
+        return Err(lab_error(format!(
+            "explore: {explore} is not a probability (from 0 to 1)"
+        )));
+    }
+    Ok(selfplay::Run::new(player, games, seed).exploring(explore))
+}
+
 /// Self-play of games `first .. end` of a run of `player` seeded `seed`
-/// (on `threads` threads, the GIL released): their positions as the
-/// 32-byte records of the training format (without its 8-byte header), in
-/// game order.
+/// whose moves stray with probability `explore` (as `yolah selfplay
+/// --explore`), on `threads` threads with the GIL released: their
+/// positions as the 32-byte records of the training format (without its
+/// 8-byte header), in game order.
 #[pyfunction]
-#[pyo3(signature = (player, first, end, seed = 0, threads = 1))]
+#[pyo3(signature = (player, first, end, seed = 0, threads = 1, explore = 0.0))]
 pub fn selfplay_records<'py>(
     py: Python<'py>,
     player: &str,
@@ -193,10 +205,13 @@ pub fn selfplay_records<'py>(
     end: u64,
     seed: u64,
     threads: usize,
+    explore: f64,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let threads = threads.clamp(1, 1024);
+    // A run's count of games places its shards; it changes no game.
+    let run = selfplay_run(player, end, seed, explore)?;
     let samples = py
-        .detach(|| selfplay::selfplay_range(player, first..end.max(first), seed, threads, &|_| {}))
+        .detach(|| selfplay::selfplay_range(&run, first..end.max(first), threads, &|_| {}))
         .map_err(data_error)?;
     let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_bytes()).collect();
     Ok(PyBytes::new(py, &bytes))
@@ -207,6 +222,7 @@ pub fn selfplay_records<'py>(
 /// manifest `path + ".shard.json"`, as `yolah selfplay --shard` writes them.
 /// Returns the number of positions.
 #[pyfunction]
+#[pyo3(signature = (path, player, games, seed, shard, records, explore = 0.0))]
 pub fn save_selfplay_shard(
     path: &str,
     player: &str,
@@ -214,7 +230,9 @@ pub fn save_selfplay_shard(
     seed: u64,
     shard: &str,
     records: &[u8],
+    explore: f64,
 ) -> PyResult<u64> {
+    let run = selfplay_run(player, games, seed, explore)?;
     let shard = parse_shard(shard)?;
     if !records.len().is_multiple_of(RECORD_BYTES) {
         return Err(lab_error(format!(
@@ -229,28 +247,31 @@ pub fn save_selfplay_shard(
             Sample::from_bytes(r).map_err(|e| lab_error(format!("record {}: {e}", i + 1)))
         })
         .collect::<PyResult<Vec<Sample>>>()?;
-    let m = selfplay::save_shard(path, player, games, seed, shard, &samples).map_err(data_error)?;
+    let m = selfplay::save_shard(path, &run, shard, &samples).map_err(data_error)?;
     Ok(m.positions)
 }
 
 /// Whether `path` already holds shard `shard` of this self-play run, whole
 /// (its manifest matches and the file has every record it counts).
 #[pyfunction]
+#[pyo3(signature = (path, player, games, seed, shard, explore = 0.0))]
 pub fn selfplay_shard_done(
     path: &str,
     player: &str,
     games: u64,
     seed: u64,
     shard: &str,
+    explore: f64,
 ) -> PyResult<bool> {
     let shard = parse_shard(shard)?;
-    Ok(selfplay::finished_shard(path, player, games, seed, shard).is_some())
+    let run = selfplay_run(player, games, seed, explore)?;
+    Ok(selfplay::finished_shard(path, &run, shard).is_some())
 }
 
 /// Joins self-play shards (training files with manifests, any order) into
 /// `out` in game order, as `yolah merge` does: the bytes of one `yolah
-/// selfplay` of the whole run. Returns `player`, `games`, `seed` and
-/// `positions`.
+/// selfplay` of the whole run. Returns `player`, `games`, `seed`,
+/// `explore` and `positions`.
 #[pyfunction]
 pub fn merge_selfplay<'py>(
     py: Python<'py>,
@@ -264,6 +285,7 @@ pub fn merge_selfplay<'py>(
     d.set_item("player", m.player)?;
     d.set_item("games", m.games)?;
     d.set_item("seed", m.seed)?;
+    d.set_item("explore", m.explore)?;
     d.set_item("positions", m.positions)?;
     Ok(d)
 }

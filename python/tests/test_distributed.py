@@ -120,6 +120,26 @@ def test_ray_selfplay_is_the_commands_file_byte_for_byte(local_ray, tmp_path):
         assert not (tmp_path / f"ray-{workers}-{per_task}.bin.shards").exists()
 
 
+def test_ray_selfplay_strays_as_the_command_does(local_ray, tmp_path):
+    cli_out = tmp_path / "cli.bin"
+    cli("selfplay", "--player", "alphabeta:depth=1", "--games", "5", "--seed", "4",
+        "--explore", "0.3", "--out", str(cli_out))
+    out = tmp_path / "ray.bin"
+    info = yd.selfplay("alphabeta:depth=1", 5, str(out), seed=4, explore=0.3, workers=2,
+                       games_per_task=2)
+    assert out.read_bytes() == cli_out.read_bytes()
+    assert info["explore"] == 0.3
+    # A shard played without straying is no shard of this run: played again.
+    work = tmp_path / "work"
+    yd.selfplay("alphabeta:depth=1", 5, str(out), seed=4, games_per_task=5,
+                work_dir=str(work), keep_shards=True)
+    yd.selfplay("alphabeta:depth=1", 5, str(out), seed=4, explore=0.3, games_per_task=5,
+                work_dir=str(work))
+    assert out.read_bytes() == cli_out.read_bytes()
+    with pytest.raises(ValueError, match="probability"):
+        yd.selfplay("alphabeta:depth=1", 5, str(out), explore=1.5)
+
+
 def test_a_killed_ray_selfplay_resumes_from_its_shards(local_ray, tmp_path):
     out = tmp_path / "data.bin"
     work = tmp_path / "work"
@@ -209,6 +229,11 @@ def test_the_yolah_ray_command(local_ray, tmp_path, capsys):
     assert yd.main(["random-games", "--games", "5000", "--seed", "2"]) == 0
     counts = json.loads(capsys.readouterr().out)
     assert counts["games"] == 5000 and counts["seed"] == 2
+    data, cli_data = tmp_path / "s.bin", tmp_path / "c.bin"
+    run = ["selfplay", "--player", "alphabeta:depth=1", "--games", "3", "--explore", "0.5"]
+    assert yd.main([*run, "--out", str(data)]) == 0
+    cli(*run, "--out", str(cli_data))
+    assert data.read_bytes() == cli_data.read_bytes()
 
 
 def test_yolah_ray_takes_the_commands_options_and_checks_them(tmp_path, capsys):
@@ -232,6 +257,9 @@ def test_yolah_ray_takes_the_commands_options_and_checks_them(tmp_path, capsys):
     assert "--games-per-pair" in capsys.readouterr().err
     assert yd.main(["--workers", "0", "random-games"]) == 2
     capsys.readouterr()
+    argv = ["selfplay", "--player", "random", "--games", "2", "--out", "x.bin", "--explore", "2"]
+    assert yd.main(argv) == 2
+    assert "2 is not a probability (from 0 to 1)" in capsys.readouterr().err
     for command in ("tournament", "selfplay", "random-games"):
         assert yd.main([command, "--help"]) == 0
         ray_help = capsys.readouterr().out

@@ -190,12 +190,20 @@ class TournamentFile:
     def table(self, anchor: Union[int, str] = 0, json: bool = False) -> str: ...
 
 def selfplay_records(
-    player: str, first: int, end: int, seed: int = 0, threads: int = 1
+    player: str, first: int, end: int, seed: int = 0, threads: int = 1, explore: float = 0.0
 ) -> bytes: ...
 def save_selfplay_shard(
-    path: str, player: str, games: int, seed: int, shard: str, records: bytes
+    path: str,
+    player: str,
+    games: int,
+    seed: int,
+    shard: str,
+    records: bytes,
+    explore: float = 0.0,
 ) -> int: ...
-def selfplay_shard_done(path: str, player: str, games: int, seed: int, shard: str) -> bool: ...
+def selfplay_shard_done(
+    path: str, player: str, games: int, seed: int, shard: str, explore: float = 0.0
+) -> bool: ...
 def merge_selfplay(paths: Sequence[str], out: str) -> dict[str, Any]: ...
 def ray_command(argv: list[str]) -> dict[str, Any]: ...
 

@@ -174,10 +174,10 @@ def _play_tournament(players, games_per_pair, out, seed, tc, workers, games_per_
 # ----------------------------------------------------------------- self-play
 
 
-def _selfplay_task(player, first, end, seed):
+def _selfplay_task(player, first, end, seed, explore):
     from yolah import _yolah as y
 
-    return y.selfplay_records(player, first, end, seed=seed, threads=1)
+    return y.selfplay_records(player, first, end, seed=seed, threads=1, explore=explore)
 
 
 def selfplay(
@@ -185,6 +185,7 @@ def selfplay(
     games: int,
     out: str,
     seed: int = 0,
+    explore: float = 0.0,
     workers: Optional[int] = None,
     games_per_task: int = SELFPLAY_GAMES_PER_TASK,
     work_dir: Optional[str] = None,
@@ -193,16 +194,18 @@ def selfplay(
     progress: Progress = None,
 ) -> dict:
     """Writes the training file ``yolah selfplay --player P --games N --seed
-    S --out OUT`` writes, byte for byte, from Ray tasks of
+    S --explore E --out OUT`` writes, byte for byte, from Ray tasks of
     ``games_per_task`` games. Each task's positions are saved as a shard
     (``work_dir``, default ``OUT.shards/``: training file plus manifest, as
     ``--shard K/N`` writes them) as soon as it ends; a rerun skips the
     shards already there, then all are merged into ``out`` in game order
     and the shards removed unless ``keep_shards``. Returns ``player``,
-    ``games``, ``seed`` and ``positions``."""
+    ``games``, ``seed``, ``explore`` and ``positions``."""
     _yolah.Player(player)  # a bad spec fails here, before any task
     if games < 1:
         raise ValueError(f"games must be 1 or more, not {games}")
+    if not 0.0 <= explore <= 1.0:
+        raise ValueError(f"explore must be a probability from 0 to 1, not {explore}")
     if games_per_task < 1:
         raise ValueError(f"a task must play 1 game or more, not {games_per_task}")
     count = -(-games // games_per_task)
@@ -210,19 +213,19 @@ def selfplay(
     os.makedirs(work_dir, exist_ok=True)
     shards = [f"{k}/{count}" for k in range(1, count + 1)]
     path = {s: os.path.join(work_dir, "shard-{}-of-{}.bin".format(*s.split("/"))) for s in shards}
-    todo = [s for s in shards if not _yolah.selfplay_shard_done(path[s], player, games, seed, s)]
+    todo = [s for s in shards if not _yolah.selfplay_shard_done(path[s], player, games, seed, s, explore)]
     finished = [count - len(todo)]
     if progress:
         progress(finished[0], count)
     if todo:
         ray, workers = _connect(address, workers)
         task = _remote(ray, _selfplay_task)
-        jobs = [(player, *_yolah.shard_range(s, games), seed) for s in todo]
+        jobs = [(player, *_yolah.shard_range(s, games), seed, explore) for s in todo]
         shard_of = {job: s for job, s in zip(jobs, todo)}
 
         def saved(job, records):
             s = shard_of[job]
-            _yolah.save_selfplay_shard(path[s], player, games, seed, s, records)
+            _yolah.save_selfplay_shard(path[s], player, games, seed, s, records, explore)
             finished[0] += 1
             if progress:
                 progress(finished[0], count)
@@ -310,7 +313,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(store.table(args["anchor"], json=args["json"]), end="")
         elif args["command"] == "selfplay":
             info = selfplay(args["player"], args["games"], args["out"], seed=args["seed"],
-                            work_dir=args["work_dir"],
+                            explore=args["explore"], work_dir=args["work_dir"],
                             games_per_task=per_task or SELFPLAY_GAMES_PER_TASK, **common)
             print(f"{info['positions']} positions from {info['games']} games of "
                   f"{info['player']} written to {args['out']}")

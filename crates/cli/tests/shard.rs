@@ -143,6 +143,90 @@ fn selfplay_shards_merge_into_the_bytes_of_one_run() {
 }
 
 #[test]
+fn straying_selfplay_is_its_own_run_and_its_shards_merge_into_it() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "selfplay",
+            "--player",
+            "alphabeta:depth=1",
+            "--games",
+            "6",
+            "--seed",
+            "5",
+            "--out",
+            out,
+        ];
+        args.extend(extra);
+        ok(&args)
+    };
+    let (plain, whole) = (path(&d, "plain.bin"), path(&d, "whole.bin"));
+    run(&plain, &[]);
+    let text = run(&whole, &["--explore", "0.25"]);
+    assert!(text.contains("straying with probability 0.25"), "{text}");
+    assert_ne!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+    // `--explore 0` is the run without it, byte for byte.
+    let zero = path(&d, "zero.bin");
+    run(&zero, &["--explore", "0"]);
+    assert_eq!(
+        std::fs::read(&zero).unwrap(),
+        std::fs::read(&plain).unwrap()
+    );
+
+    let shards: Vec<String> = (1..=2).map(|k| path(&d, &format!("s{k}.bin"))).collect();
+    for (k, out) in shards.iter().enumerate() {
+        let shard = format!("{}/2", k + 1);
+        run(
+            out,
+            &["--explore", "0.25", "--shard", &shard, "--threads", "2"],
+        );
+        // The manifest says how the shard was played, and a shard of the
+        // run without straying is not taken for it.
+        let m = json(&std::fs::read_to_string(format!("{out}.shard.json")).unwrap());
+        assert_eq!(m["explore"], 0.25);
+        let again = run(out, &["--explore", "0.25", "--shard", &shard]);
+        assert!(again.contains("already in"), "{again}");
+        let other = run(out, &["--shard", &shard]);
+        assert!(other.contains("written to"), "{other}");
+        let m = json(&std::fs::read_to_string(format!("{out}.shard.json")).unwrap());
+        assert!(m.get("explore").is_none(), "{m}");
+        run(out, &["--explore", "0.25", "--shard", &shard]);
+    }
+    let merged = path(&d, "merged.bin");
+    let text = ok(&["merge", "--out", &merged, &shards[1], &shards[0]]);
+    assert!(text.contains("straying with probability 0.25"), "{text}");
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+    // A shard of the same games without straying is another run.
+    let plain_shard = path(&d, "p2.bin");
+    run(&plain_shard, &["--shard", "2/2"]);
+    fails_with(
+        &["merge", "--out", &merged, &shards[0], &plain_shard],
+        "6 games of alphabeta:depth=1 seeded 5, not 6 games of alphabeta:depth=1 seeded 5, \
+         straying with probability 0.25",
+    );
+    fails_with(
+        &[
+            "selfplay",
+            "--player",
+            "random",
+            "--games",
+            "1",
+            "--out",
+            &plain,
+            "--explore",
+            "1.5",
+        ],
+        "1.5 is not a probability (from 0 to 1)",
+    );
+}
+
+#[test]
 fn tournament_shards_merge_into_the_table_of_one_run() {
     let d = tempfile::tempdir().unwrap();
     let players = ["random", "alphabeta:depth=1", "mc:playouts=30"];

@@ -221,12 +221,12 @@ pub fn label_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::selfplay::selfplay;
+    use crate::selfplay::{selfplay, Run};
     use yolah_players::solve::margin_plain;
 
     #[test]
     fn endgames_get_their_proven_result_and_the_rest_a_search() {
-        let samples = selfplay("alphabeta:depth=1", 6, 5, 1, &|_| {}).unwrap();
+        let samples = selfplay(&Run::new("alphabeta:depth=1", 6, 5), 1, &|_| {}).unwrap();
         let config = LabelConfig {
             exact_free: 12,
             solve_nodes: 100_000,
@@ -261,7 +261,7 @@ mod tests {
         let out = dir.path().join("out.bin").to_str().unwrap().to_string();
         positions::write(
             &source,
-            &selfplay("alphabeta:depth=1", 2, 9, 1, &|_| {}).unwrap(),
+            &selfplay(&Run::new("alphabeta:depth=1", 2, 9), 1, &|_| {}).unwrap(),
         )
         .unwrap();
         let config = LabelConfig {

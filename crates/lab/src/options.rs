@@ -55,7 +55,7 @@ impl TournamentOptions {
 }
 
 /// The options of a self-play run.
-#[derive(Args, Clone, Debug, PartialEq, Eq)]
+#[derive(Args, Clone, Debug, PartialEq)]
 pub struct SelfplayOptions {
     /// The player, such as alphabeta:depth=4.
     #[arg(long)]
@@ -69,9 +69,20 @@ pub struct SelfplayOptions {
     /// The training file to write (format in crates/lab/src/positions.rs).
     #[arg(long)]
     pub out: String,
+    /// The probability, from 0 to 1, that a move is a random legal move
+    /// instead of the player's, while more than 26 squares are free: the
+    /// games then reach positions the player alone would not (the
+    /// position before the random move is kept, with the player's score).
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    pub explore: f64,
 }
 
 impl SelfplayOptions {
+    /// The run these options describe.
+    pub fn run(&self) -> crate::selfplay::Run {
+        crate::selfplay::Run::new(&self.player, self.games, self.seed).exploring(self.explore)
+    }
+
     /// Checks that the player spec makes a player, before any game.
     pub fn check(&self) -> Result<(), yolah_players::SpecError> {
         yolah_players::from_spec(&self.player).map(drop)
@@ -128,9 +139,38 @@ pub fn whole<T: TryFrom<u64>>(
     }
 }
 
+/// Parses a probability: a number from 0 to 1, such as 0.1.
+pub fn probability(text: &str) -> Result<f64, String> {
+    let p: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| "it is not a number (such as 0.1)".to_string())?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("{p} is not a probability (from 0 to 1)"));
+    }
+    Ok(p)
+}
+
 #[cfg(test)]
 mod whole_tests {
-    use super::whole;
+    use super::{probability, whole};
+
+    #[test]
+    fn probabilities_are_from_0_to_1() {
+        assert_eq!(probability("0.1"), Ok(0.1));
+        assert_eq!(probability("1"), Ok(1.0));
+        assert_eq!(probability("0"), Ok(0.0));
+        assert_eq!(probability("-0"), Ok(0.0));
+        for bad in ["1.5", "-0.1", "inf"] {
+            assert!(
+                probability(bad).unwrap_err().contains("not a probability"),
+                "{bad}"
+            );
+        }
+        for bad in ["NaN", "x", ""] {
+            assert!(probability(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn whole_numbers_say_what_is_wrong() {

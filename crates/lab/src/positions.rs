@@ -88,10 +88,10 @@ pub enum DataError {
     OtherRun {
         /// The shard's training file.
         path: String,
-        /// Its player, games and seed.
-        run: (String, u64, u64),
+        /// Its run.
+        run: Box<crate::selfplay::Run>,
         /// The first shard's.
-        expected: (String, u64, u64),
+        expected: Box<crate::selfplay::Run>,
     },
     /// A shard's training file changed while it was merged.
     Changed {
@@ -155,12 +155,11 @@ impl fmt::Display for DataError {
             ),
             DataError::OtherRun {
                 path,
-                run: (player, games, seed),
-                expected: (first_player, first_games, first_seed),
+                run,
+                expected,
             } => write!(
                 f,
-                "{path} is a shard of another run ({games} games of {player} seeded {seed}, \
-                 not {first_games} of {first_player} seeded {first_seed})"
+                "{path} is a shard of another run ({run}, not {expected})"
             ),
             DataError::Changed { path } => write!(f, "{path} changed while it was merged"),
         }

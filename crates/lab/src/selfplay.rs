@@ -11,15 +11,89 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::ops::Range;
 use yolah::rng::{game_seed, splitmix64};
-use yolah::{Color, Position};
+use yolah::{Color, Move, Position};
 use yolah_players::{from_spec, with_seed, Score};
 
-/// Plays game `index` of a self-play run with `spec` on both sides (after a
-/// random opening of 6 plies) and returns its positions: every position
-/// where the side to move had a real choice, with the search score in
-/// centipoints ([`Score::centipoints`] converts a Monte Carlo win rate on
-/// the scale the network is trained on).
-pub fn selfplay_game(spec: &str, seed: u64, index: u64) -> Result<Vec<Sample>, DataError> {
+/// A self-play run: what every shard of it plays, so that shards of one
+/// run, played apart, make the same games as the run played whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The player's spec, the same on both sides.
+    pub player: String,
+    /// Games in the whole run.
+    pub games: u64,
+    /// The run's seed: of the openings, the players and the random moves.
+    pub seed: u64,
+    /// How often a move strays (see [`STRAY_ABOVE_FREE`]): the
+    /// probability, from 0 to 1, that a move is a random legal one instead
+    /// of the player's choice.
+    pub explore: f64,
+}
+
+/// A move strays only while more than this many squares are free: in the
+/// first half of a game, where one move decides little on its own and the
+/// games of one player otherwise repeat each other's positions.
+pub const STRAY_ABOVE_FREE: u32 = 26;
+
+impl Run {
+    /// A run of `games` games of `player` seeded `seed`, with no random
+    /// moves.
+    pub fn new(player: &str, games: u64, seed: u64) -> Run {
+        Run {
+            player: player.to_string(),
+            games,
+            seed,
+            explore: 0.0,
+        }
+    }
+
+    /// The same run, where a move strays with probability `explore`.
+    pub fn exploring(self, explore: f64) -> Run {
+        Run { explore, ..self }
+    }
+
+    /// The random move played instead of the player's in `pos`, ply
+    /// `pos.ply()` of the game seeded `game_seed`, if this one strays: a
+    /// draw of its own for every ply, so that it depends on nothing but
+    /// the game and the ply.
+    fn stray(&self, game_seed: u64, pos: &Position) -> Option<Move> {
+        if self.explore <= 0.0 || pos.free().count() <= STRAY_ABOVE_FREE {
+            return None;
+        }
+        let draw = splitmix64(game_seed ^ u64::from(pos.ply()).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let uniform = (draw >> 11) as f64 / (1u64 << 53) as f64;
+        if uniform >= self.explore {
+            return None;
+        }
+        let moves = pos.legal_moves();
+        Some(moves[(splitmix64(draw) % moves.len() as u64) as usize])
+    }
+}
+
+impl std::fmt::Display for Run {
+    /// `7 games of alphabeta:depth=1 seeded 2`, and `, straying with
+    /// probability 0.1` when moves stray.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} games of {} seeded {}",
+            self.games, self.player, self.seed
+        )?;
+        if self.explore > 0.0 {
+            write!(f, ", straying with probability {}", self.explore)?;
+        }
+        Ok(())
+    }
+}
+
+/// Plays game `index` of the self-play run `run` (after a random opening
+/// of 6 plies) and returns its positions: every position where the side
+/// to move had a real choice, with the search score in centipoints
+/// ([`Score::centipoints`] converts a Monte Carlo win rate on the scale
+/// the network is trained on). A position whose move strays is kept with
+/// the player's score; the game goes on from the random move.
+pub fn selfplay_game(run: &Run, index: u64) -> Result<Vec<Sample>, DataError> {
+    let (spec, seed) = (run.player.as_str(), run.seed);
     let game_seed = game_seed(seed, index);
     let mut black = from_spec(&with_seed(spec, game_seed)).map_err(DataError::Spec)?;
     let mut white = from_spec(&with_seed(spec, splitmix64(game_seed))).map_err(DataError::Spec)?;
@@ -46,11 +120,9 @@ pub fn selfplay_game(spec: &str, seed: u64, index: u64) -> Result<Vec<Sample>, D
             };
             seen.push((pos, centipoints.clamp(-30_000, 30_000) as i16));
         }
-        if let Err(e) = pos.try_play(a.best_move) {
-            panic!(
-                "{spec} chose an illegal move {} in {pos:?}: {e}",
-                a.best_move
-            );
+        let chosen = run.stray(game_seed, &pos).unwrap_or(a.best_move);
+        if let Err(e) = pos.try_play(chosen) {
+            panic!("{spec} chose an illegal move {chosen} in {pos:?}: {e}");
         }
     }
     let outcome = pos.outcome();
@@ -65,34 +137,31 @@ pub fn selfplay_game(spec: &str, seed: u64, index: u64) -> Result<Vec<Sample>, D
         .collect())
 }
 
-/// Self-play of `games` games over `threads` workers; samples in game order,
-/// whatever the number of threads.
+/// Self-play of the whole run `run` over `threads` workers; samples in game
+/// order, whatever the number of threads.
 pub fn selfplay(
-    spec: &str,
-    games: u64,
-    seed: u64,
+    run: &Run,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Sample>, DataError> {
-    selfplay_range(spec, 0..games, seed, threads, progress)
+    selfplay_range(run, 0..run.games, threads, progress)
 }
 
-/// Self-play of the games numbered `range` of a run seeded `seed`: the
-/// samples of consecutive ranges, put end to end, are those of [`selfplay`]
-/// over the whole run.
+/// Self-play of the games numbered `range` of the run `run`: the samples
+/// of consecutive ranges, put end to end, are those of [`selfplay`] over
+/// the whole run.
 pub fn selfplay_range(
-    spec: &str,
+    run: &Run,
     range: Range<u64>,
-    seed: u64,
     threads: usize,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Sample>, DataError> {
-    from_spec(spec).map_err(DataError::Spec)?;
+    from_spec(&run.player).map_err(DataError::Spec)?;
     let first = range.start;
     let games = crate::parallel::map_indexed(
         (range.end.saturating_sub(range.start)) as usize,
         threads,
-        |i| selfplay_game(spec, seed, first + i as u64),
+        |i| selfplay_game(run, first + i as u64),
         progress,
     )?;
     Ok(games.into_iter().flatten().collect())
@@ -101,7 +170,7 @@ pub fn selfplay_range(
 /// What a shard of a self-play run holds: written next to its training
 /// file as `FILE.shard.json`, so that [`merge`] can check the shards are
 /// one run's, all there, and put them in game order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShardManifest {
     /// The player's spec.
     pub player: String,
@@ -109,6 +178,10 @@ pub struct ShardManifest {
     pub games: u64,
     /// The run's seed.
     pub seed: u64,
+    /// How often a move strays ([`Run::explore`]); absent when never, as
+    /// in the manifests written before it could.
+    #[serde(default, skip_serializing_if = "never")]
+    pub explore: f64,
     /// Which shard.
     pub shard: Shard,
     /// The first game of the shard.
@@ -124,7 +197,22 @@ pub struct ShardManifest {
     pub checksum: String,
 }
 
+/// Whether a run's moves never stray: then its manifest says nothing of it.
+fn never(explore: &f64) -> bool {
+    *explore == 0.0
+}
+
 impl ShardManifest {
+    /// The run the shard is part of.
+    pub fn run(&self) -> Run {
+        Run {
+            player: self.player.clone(),
+            games: self.games,
+            seed: self.seed,
+            explore: self.explore,
+        }
+    }
+
     /// Where the manifest of the training file `data` lives.
     pub fn path_for(data: &str) -> String {
         format!("{data}.shard.json")
@@ -176,31 +264,19 @@ impl ShardManifest {
 }
 
 /// The manifest of the training file `out` if it is already shard `shard`
-/// of this run, whole.
-pub fn finished_shard(
-    out: &str,
-    spec: &str,
-    games: u64,
-    seed: u64,
-    shard: Shard,
-) -> Option<ShardManifest> {
-    ShardManifest::read(out).ok().filter(|m| {
-        m.player == spec
-            && m.games == games
-            && m.seed == seed
-            && m.shard == shard
-            && m.version == VERSION
-    })
+/// of the run `run`, whole.
+pub fn finished_shard(out: &str, run: &Run, shard: Shard) -> Option<ShardManifest> {
+    ShardManifest::read(out)
+        .ok()
+        .filter(|m| m.run() == *run && m.shard == shard && m.version == VERSION)
 }
 
-/// Writes `samples`, the positions of shard `shard` of a self-play run, to
-/// the training file `out` and then its manifest (each through a rename,
-/// so a crash leaves no file that looks finished and is not).
+/// Writes `samples`, the positions of shard `shard` of the self-play run
+/// `run`, to the training file `out` and then its manifest (each through a
+/// rename, so a crash leaves no file that looks finished and is not).
 pub fn save_shard(
     out: &str,
-    spec: &str,
-    games: u64,
-    seed: u64,
+    run: &Run,
     shard: Shard,
     samples: &[Sample],
 ) -> Result<ShardManifest, DataError> {
@@ -213,14 +289,15 @@ pub fn save_shard(
         path: out.to_string(),
         error,
     })?;
-    let range = shard.range(games);
+    let range = shard.range(run.games);
     let records = samples
         .iter()
         .fold(FNV_START, |h, s| fnv1a(h, &s.to_bytes()));
     let manifest = ShardManifest {
-        player: spec.to_string(),
-        games,
-        seed,
+        player: run.player.clone(),
+        games: run.games,
+        seed: run.seed,
+        explore: run.explore,
         shard,
         first_game: range.start,
         end_game: range.end,
@@ -232,24 +309,22 @@ pub fn save_shard(
     Ok(manifest)
 }
 
-/// Plays shard `shard` of a self-play run into the training file `out`
-/// and its manifest. A shard whose file and manifest are already there
-/// for the same run is not played again (a killed run of many shards
+/// Plays shard `shard` of the self-play run `run` into the training file
+/// `out` and its manifest. A shard whose file and manifest are already
+/// there for the same run is not played again (a killed run of many shards
 /// resumes); returns the manifest and whether it was played now.
 pub fn selfplay_shard(
-    spec: &str,
-    games: u64,
-    seed: u64,
+    run: &Run,
     shard: Shard,
     threads: usize,
     out: &str,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(ShardManifest, bool), DataError> {
-    if let Some(m) = finished_shard(out, spec, games, seed, shard) {
+    if let Some(m) = finished_shard(out, run, shard) {
         return Ok((m, false));
     }
-    let samples = selfplay_range(spec, shard.range(games), seed, threads, progress)?;
-    Ok((save_shard(out, spec, games, seed, shard, &samples)?, true))
+    let samples = selfplay_range(run, shard.range(run.games), threads, progress)?;
+    Ok((save_shard(out, run, shard, &samples)?, true))
 }
 
 /// Puts the self-play shards `inputs` (training files with manifests, in
@@ -273,12 +348,11 @@ pub fn merge(inputs: &[String], out: &str) -> Result<ShardManifest, DataError> {
                 expected: first.version.clone(),
             });
         }
-        let run = |m: &ShardManifest| (m.player.clone(), m.games, m.seed);
-        if run(m) != run(&first) {
+        if m.run() != first.run() {
             return Err(DataError::OtherRun {
                 path: path.to_string(),
-                run: run(m),
-                expected: run(&first),
+                run: Box::new(m.run()),
+                expected: Box::new(first.run()),
             });
         }
     }
@@ -347,8 +421,11 @@ mod tests {
 
     #[test]
     fn selfplay_round_trips_through_the_file_and_is_deterministic() {
-        let a = selfplay("alphabeta:depth=1", 4, 3, 2, &|_| {}).unwrap();
-        assert_eq!(a, selfplay("alphabeta:depth=1", 4, 3, 1, &|_| {}).unwrap());
+        let a = selfplay(&Run::new("alphabeta:depth=1", 4, 3), 2, &|_| {}).unwrap();
+        assert_eq!(
+            a,
+            selfplay(&Run::new("alphabeta:depth=1", 4, 3), 1, &|_| {}).unwrap()
+        );
         assert!(a.len() > 40);
         assert!(a.iter().all(|s| (-1..=1).contains(&s.result)));
         let dir = tempfile::tempdir().unwrap();
@@ -389,17 +466,53 @@ mod tests {
     }
 
     #[test]
+    fn straying_is_drawn_per_game_and_ply_and_only_while_many_squares_are_free() {
+        let run = Run::new("alphabeta:depth=1", 4, 3).exploring(0.3);
+        let a = selfplay(&run, 2, &|_| {}).unwrap();
+        assert_eq!(a, selfplay(&run, 1, &|_| {}).unwrap());
+        let plain = selfplay(&Run::new("alphabeta:depth=1", 4, 3), 2, &|_| {}).unwrap();
+        assert_ne!(a, plain);
+        // The same opening and the same first position of every game: the
+        // straying starts after them.
+        assert_eq!(a[0].pos, plain[0].pos);
+
+        // At probability 1 every move strays while more than 26 squares
+        // are free, and none after; the move is a legal one.
+        let always = Run::new("random", 1, 1).exploring(1.0);
+        let mut pos = Position::START;
+        let mut strayed = 0;
+        while !pos.is_game_over() {
+            let stray = always.stray(7, &pos);
+            assert_eq!(stray.is_some(), pos.free().count() > STRAY_ABOVE_FREE);
+            let m = stray.unwrap_or(pos.legal_moves()[0]);
+            assert!(pos.legal_moves().contains(m), "{m} in {pos:?}");
+            strayed += usize::from(stray.is_some());
+            pos.play(m);
+        }
+        assert!(strayed > 10, "{strayed}");
+        // A share of about the probability asked, over games.
+        let tenth = Run::new("random", 1, 1).exploring(0.1);
+        let strays = (0..10_000)
+            .filter(|&g| tenth.stray(g, &Position::START).is_some())
+            .count();
+        assert!((900..1100).contains(&strays), "{strays}");
+        assert!((0..1000).all(|g| Run::new("random", 1, 1)
+            .stray(g, &Position::START)
+            .is_none()));
+    }
+
+    #[test]
     fn monte_carlo_win_rates_become_centipoints_and_random_is_refused() {
         // mcts reports win rates; the file must hold them as centipoints on
         // the training scale, not as 0 or 1.
-        let samples = selfplay("mcts:iterations=300", 2, 1, 1, &|_| {}).unwrap();
+        let samples = selfplay(&Run::new("mcts:iterations=300", 2, 1), 1, &|_| {}).unwrap();
         let spread = samples.iter().filter(|s| s.score.abs() > 1).count();
         assert!(spread * 2 > samples.len(), "most scores are real values");
         for s in &samples {
             let p = yolah_players::score::expected_result(f64::from(s.score));
             assert!((0.0..=1.0).contains(&p));
         }
-        let e = selfplay("random", 1, 1, 1, &|_| {})
+        let e = selfplay(&Run::new("random", 1, 1), 1, &|_| {})
             .unwrap_err()
             .to_string();
         assert!(e.contains("gives no score to learn from"), "{e}");

@@ -61,14 +61,14 @@ impl MergeArgs {
                     return Ok(format!(
                         "{}\n",
                         serde_json::json!({"player": m.player, "games": m.games, "seed": m.seed,
-                                           "positions": m.positions, "shards": files.len(), "out": out})
+                                           "explore": m.explore, "positions": m.positions,
+                                           "shards": files.len(), "out": out})
                     ));
                 }
                 Ok(format!(
-                    "{} positions from {} games of {} written to {out} (merged from {} shards)\n",
+                    "{} positions from {} written to {out} (merged from {} shards)\n",
                     m.positions,
-                    m.games,
-                    m.player,
+                    m.run(),
                     files.len()
                 ))
             }

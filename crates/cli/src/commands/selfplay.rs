@@ -5,7 +5,6 @@ use crate::args::whole;
 use crate::progress::progress_bar;
 use anyhow::Result;
 use clap::Args;
-use yolah_lab::options::SelfplayOptions;
 use yolah_lab::selfplay;
 use yolah_lab::shard::Shard;
 
@@ -20,7 +19,7 @@ pub const ABOUT: &str = "Play games with a player against itself and write its p
 #[command(about = ABOUT)]
 pub struct SelfplayArgs {
     #[command(flatten)]
-    run: SelfplayOptions,
+    run: yolah_lab::options::SelfplayOptions,
     /// Games played at once.
     #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
     threads: u16,
@@ -35,34 +34,25 @@ pub struct SelfplayArgs {
 impl SelfplayArgs {
     /// Plays the games, writes the file, and says what it holds.
     pub fn run(self) -> Result<String> {
-        let SelfplayOptions {
-            player: spec,
-            games,
-            seed,
-            out,
-        } = &self.run;
-        let (games, seed) = (*games, *seed);
+        let run = self.run.run();
+        let out = &self.run.out;
         let threads = usize::from(self.threads);
         let Some(shard) = self.shard else {
-            let bar = progress_bar(games, "games");
-            let samples =
-                selfplay::selfplay(spec, games, seed, threads, &|done| bar.set_position(done))?;
+            let bar = progress_bar(run.games, "games");
+            let samples = selfplay::selfplay(&run, threads, &|done| bar.set_position(done))?;
             bar.finish_and_clear();
             yolah_lab::positions::write(out, &samples)?;
             return Ok(format!(
-                "{} positions from {games} games of {spec} written to {out}\n",
+                "{} positions from {run} written to {out}\n",
                 samples.len()
             ));
         };
-        let bar = progress_bar(shard.games(games), "games");
+        let bar = progress_bar(shard.games(run.games), "games");
         let (m, played) =
-            selfplay::selfplay_shard(spec, games, seed, shard, threads, out, &|done| {
-                bar.set_position(done)
-            })?;
+            selfplay::selfplay_shard(&run, shard, threads, out, &|done| bar.set_position(done))?;
         bar.finish_and_clear();
         Ok(format!(
-            "shard {shard}: {} positions from games {}..{} of {games} of {spec} {} {out} \
-             (manifest {})\n",
+            "shard {shard}: {} positions from games {}..{} of {run} {} {out} (manifest {})\n",
             m.positions,
             m.first_game,
             m.end_game,

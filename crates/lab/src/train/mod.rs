@@ -323,7 +323,7 @@ fn mean_loss(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::selfplay::selfplay;
+    use crate::selfplay::{selfplay, Run};
     use yolah_players::eval::features;
     use yolah_players::nn::v2::quant::QuantNet;
     use yolah_players::nn::{active_features, scalars};
@@ -346,7 +346,7 @@ mod tests {
 
     #[test]
     fn a_tiny_run_learns_and_is_deterministic_on_any_number_of_threads() {
-        let samples = selfplay("alphabeta:depth=1", 30, 1, 2, &|_| {}).unwrap();
+        let samples = selfplay(&Run::new("alphabeta:depth=1", 30, 1), 2, &|_| {}).unwrap();
         let config = TrainConfig {
             epochs: 6,
             batch: 64,

@@ -116,11 +116,11 @@ fn quantised_logit(net: &Network, pos: &Position) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::selfplay::selfplay;
+    use crate::selfplay::{selfplay, Run};
 
     #[test]
     fn losses_follow_the_target_and_the_integers_stay_close() {
-        let samples = selfplay("alphabeta:depth=1", 6, 3, 2, &|_| {}).unwrap();
+        let samples = selfplay(&Run::new("alphabeta:depth=1", 6, 3), 2, &|_| {}).unwrap();
         let net = FloatNet::random(128, 7);
         let v = validate(&net, &samples, 0.3, 2).unwrap();
         assert_eq!(v, validate(&net, &samples, 0.3, 1).unwrap(), "any threads");
