@@ -30,9 +30,10 @@ pub struct Run {
     pub explore: f64,
 }
 
-/// A move strays only while more than this many squares are free: in the
-/// first half of a game, where one move decides little on its own and the
-/// games of one player otherwise repeat each other's positions.
+/// A move strays only while more than this many squares are free (56 are
+/// at the start): the random moves change which positions the games reach,
+/// while the endings, where one move can decide the result every position
+/// of the game is labelled with, are played by the player.
 pub const STRAY_ABOVE_FREE: u32 = 26;
 
 impl Run {
