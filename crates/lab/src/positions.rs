@@ -88,10 +88,10 @@ pub enum DataError {
     OtherRun {
         /// The shard's training file.
         path: String,
-        /// Its run.
-        run: Box<crate::selfplay::Run>,
+        /// Its run, described (as `7 games of alphabeta:depth=1 seeded 2`).
+        run: String,
         /// The first shard's.
-        expected: Box<crate::selfplay::Run>,
+        expected: String,
     },
     /// A shard's training file changed while it was merged.
     Changed {

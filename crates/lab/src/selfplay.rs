@@ -352,8 +352,8 @@ pub fn merge(inputs: &[String], out: &str) -> Result<ShardManifest, DataError> {
         if m.run() != first.run() {
             return Err(DataError::OtherRun {
                 path: path.to_string(),
-                run: Box::new(m.run()),
-                expected: Box::new(first.run()),
+                run: m.run().to_string(),
+                expected: first.run().to_string(),
             });
         }
     }
