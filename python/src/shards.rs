@@ -8,6 +8,7 @@ use crate::errors::data_error;
 use crate::players::{lab_error, settings, tournament_result, PyAnchor};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use yolah_lab::options::check_probability;
 use yolah_lab::positions::{Sample, RECORD_BYTES};
 use yolah_lab::selfplay;
 use yolah_lab::shard::Shard;
@@ -183,11 +184,7 @@ impl PyTournamentFile {
 /// The self-play run of `games` games of `player` seeded `seed` whose moves
 /// stray with probability `explore` (checked as `--explore` is).
 fn selfplay_run(player: &str, games: u64, seed: u64, explore: f64) -> PyResult<selfplay::Run> {
-    if !(0.0..=1.0).contains(&explore) {
-        return Err(lab_error(format!(
-            "explore: {explore} is not a probability (from 0 to 1)"
-        )));
-    }
+    check_probability(explore).map_err(|e| lab_error(format!("explore: {e}")))?;
     Ok(selfplay::Run::new(player, games, seed).exploring(explore))
 }
 

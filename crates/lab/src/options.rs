@@ -145,6 +145,12 @@ pub fn probability(text: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| "it is not a number (such as 0.1)".to_string())?;
+    check_probability(p)
+}
+
+/// `p` if it is a probability (from 0 to 1), else why not: the one rule
+/// for `--explore` and for the Python functions that take it.
+pub fn check_probability(p: f64) -> Result<f64, String> {
     if !(0.0..=1.0).contains(&p) {
         return Err(format!("{p} is not a probability (from 0 to 1)"));
     }
