@@ -16,6 +16,10 @@
 //! and the multiplier it ended on (`none`: no valid start). Lines are
 //! appended as climbs end; a last line cut short by a kill is dropped. Give
 //! each run its own log: runs that share one may drop each other's lines.
+//!
+//! The climbs of the committed table's command are committed too, sorted,
+//! in `magicgen/climbs.log`: `.ci/reproduce-magics` starts from a copy of
+//! it, and CI climbs 20 of them again (`--recheck-climbs`).
 
 use magicgen::compact::Climb;
 use std::fs::{File, OpenOptions};
