@@ -308,6 +308,9 @@ try {
   const visitor = await person({ width: 1200, height: 900 }, false);
   await visitor.goto(url);
   await visitor.waitForSelector("#levels button");
+  // The database's lock goes with the process, which a loaded machine may
+  // not have torn down yet when the pages see the connection drop.
+  const gone = new Promise(resolve => server.once("exit", resolve));
   server.kill("SIGKILL");
   await waitText(ada, "#status", "Connection lost");
   await waitText(visitor, "#homeMsg", "Cannot reach the server");
@@ -318,6 +321,7 @@ try {
     return msg.textContent;
   });
   check(/Cannot reach the server/.test(said), `a click while offline says: ${said}`);
+  await gone;
   await startServer();
   await waitText(visitor, "#homeMsg", "^$");
   await visitor.context().close();
