@@ -46,6 +46,10 @@ function startServer() {
   });
 }
 const url = await startServer();
+// Resolves once `child` has exited (at once if it already has).
+const exited = child => child.exitCode !== null || child.signalCode !== null
+  ? Promise.resolve()
+  : new Promise(resolve => child.once("exit", resolve));
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -310,7 +314,7 @@ try {
   await visitor.waitForSelector("#levels button");
   // The database's lock goes with the process, which a loaded machine may
   // not have torn down yet when the pages see the connection drop.
-  const gone = new Promise(resolve => server.once("exit", resolve));
+  const gone = exited(server);
   server.kill("SIGKILL");
   await waitText(ada, "#status", "Connection lost");
   await waitText(visitor, "#homeMsg", "Cannot reach the server");
@@ -449,9 +453,7 @@ try {
 } finally {
   await browser.close();
   server.kill();
-  if (server.exitCode === null && server.signalCode === null) {
-    await new Promise(resolve => server.once("exit", resolve));
-  }
+  await exited(server);
   rmSync(dirname(db), { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
