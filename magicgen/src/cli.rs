@@ -90,6 +90,12 @@ pub(crate) struct Cli {
           value_parser = clap::value_parser!(u32).range(1..=i64::from(magicgen::interleave::MAX_TURNS)),
           requires = "effort")]
     pub(crate) turns: u32,
+    /// What a block bigger than its square's smallest pays in the
+    /// interleave search, in runs of position per run more, when the
+    /// search chooses where to put a square back: 0 takes the lowest
+    /// place whatever the block, larger values favour small blocks.
+    #[arg(long, default_value_t = magicgen::interleave::DEFAULT_PENALTY, requires = "effort")]
+    pub(crate) penalty: u32,
     /// A log of the compact pool's climbs, kept: climbs already in it are not
     /// climbed again, and each new one is appended as it ends. A killed run
     /// resumes from it, and a run with a larger `--compact` extends it. It
@@ -270,6 +276,7 @@ impl Mode {
                 "dense",
                 "run_slots",
                 "turns",
+                "penalty",
                 "climb_log",
                 "recheck_climbs",
                 "pack_checkpoint",

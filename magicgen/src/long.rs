@@ -7,7 +7,8 @@ use crate::climb_log::{self, ClimbLog};
 use crate::write_constants;
 use magicgen::compact::{self, compact_pool, PoolSpec};
 use magicgen::interleave::{
-    check_checkpoint, check_packing, Checkpoint, Packing, CHAINS, DEFAULT_TURNS, STEPS_PER_EFFORT,
+    check_checkpoint, check_packing, Checkpoint, Packing, CHAINS, DEFAULT_PENALTY, DEFAULT_TURNS,
+    STEPS_PER_EFFORT,
 };
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -88,12 +89,16 @@ fn command(cli: &Cli, effort: u64) -> String {
         DEFAULT_TURNS => String::new(),
         n => format!(" --turns {n}"),
     };
+    let penalty = match cli.penalty {
+        DEFAULT_PENALTY => String::new(),
+        n => format!(" --penalty {n}"),
+    };
     let dense = match cli.dense {
         0 => String::new(),
         n => format!(" --dense {n}"),
     };
     format!(
-        "magicgen --method interleave --compact {}{below}{dense} --effort {effort} --run-slots {}{turns} --seed {}",
+        "magicgen --method interleave --compact {}{below}{dense} --effort {effort} --run-slots {}{turns}{penalty} --seed {}",
         cli.compact,
         cli.run_slots,
         seed_arg(cli.seed)
@@ -223,6 +228,7 @@ fn interleave(cli: &Cli, effort: u64) -> Result<(), String> {
     let packing = Packing {
         run: cli.run_slots,
         turns: cli.turns,
+        penalty: cli.penalty,
         steps,
         threads: cli.threads,
     };
@@ -341,11 +347,12 @@ mod tests {
         let header = set.command.expect("the committed file names its command");
         let cli = Cli::try_parse_from(header.split_whitespace()).expect("magicgen parses it");
         assert_eq!(command(&cli, cli.effort.expect("a search")), header);
-        let args = "magicgen --effort 2 --compact 5 --turns 3 --seed 4 --threads 1 --out x";
+        let args =
+            "magicgen --effort 2 --compact 5 --turns 3 --penalty 1 --seed 4 --threads 1 --out x";
         let cli = Cli::try_parse_from(args.split_whitespace()).unwrap();
         assert_eq!(
             command(&cli, 2),
-            "magicgen --method interleave --compact 5 --effort 2 --run-slots 1 --turns 3 --seed 4"
+            "magicgen --method interleave --compact 5 --effort 2 --run-slots 1 --turns 3 --penalty 1 --seed 4"
         );
     }
 }

@@ -3,13 +3,9 @@
 //! the steps that take squares out and put them back.
 
 use super::shapes::Shape;
+use super::Packing;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// What a shape pays, in runs of position, for each run it has more than
-/// its square's smallest shape. 2 measured 89,776 entries against 90,327
-/// for 0 (one chain of 5 minutes each, the same pool).
-const LAMBDA: u64 = 2;
 
 /// Percent of the steps that take out random squares instead of the
 /// squares nearest to a random run: 30 measured 90,327 against 92,431 for
@@ -90,11 +86,14 @@ pub(super) struct Chain<'a> {
     /// search for room reads.
     widest: usize,
     rng: ChaCha8Rng,
+    /// What a shape pays, in runs of position, for each run it uses beyond
+    /// its square's fewest ([`Packing::penalty`]).
+    penalty: u64,
 }
 
 impl<'a> Chain<'a> {
     /// An empty strip of `len` runs.
-    fn new(shapes: &'a [Vec<Shape>], len: usize, seed: u64) -> Chain<'a> {
+    fn new(shapes: &'a [Vec<Shape>], len: usize, seed: u64, penalty: u32) -> Chain<'a> {
         let top = shapes.iter().flatten().map(Shape::levels).max();
         let widest = shapes.iter().flatten().map(|s| s.len as usize).max();
         let widest = widest.unwrap_or(0);
@@ -110,6 +109,7 @@ impl<'a> Chain<'a> {
             dirty: Some((0, len)),
             widest,
             rng: ChaCha8Rng::seed_from_u64(seed),
+            penalty: penalty.into(),
         }
     }
 
@@ -185,7 +185,7 @@ impl<'a> Chain<'a> {
         let mut best: Option<(u64, usize, usize)> = None;
         let mut ties = 0;
         for (s, shape) in self.shapes[i].iter().enumerate() {
-            let penalty = LAMBDA * (u64::from(shape.runs) - self.size[i]);
+            let penalty = self.penalty * (u64::from(shape.runs) - self.size[i]);
             // Past `bound`, a position scores worse than the best so far.
             let bound = match best {
                 Some((b, _, _)) if b < penalty => break,
@@ -381,7 +381,7 @@ pub(super) fn table_len(shapes: &[Vec<Shape>], layout: &Layout, run: u32) -> usi
         .unwrap_or(0)
 }
 
-/// Runs one chain for `steps` steps, from `from` if given (a state this
+/// Runs one chain for `packing`'s steps, from `from` if given (a state this
 /// chain saved), and returns its best complete layout. `tick` is called
 /// every [`TICK`] steps with the steps since the last call and the shortest
 /// table the chain has found; `save` every [`SAVE`] steps with where the
@@ -389,17 +389,18 @@ pub(super) fn table_len(shapes: &[Vec<Shape>], layout: &Layout, run: u32) -> usi
 /// have ended without stopping.
 pub(super) fn run_chain(
     shapes: &[Vec<Shape>],
-    run: u32,
+    packing: &Packing,
     seed: u64,
-    steps: u64,
     from: Option<&ChainState>,
     tick: &dyn Fn(u64, usize),
     save: &dyn Fn(ChainState),
 ) -> Layout {
     // The smallest shapes end to end always fit: start from them.
     let mut best = end_to_end(shapes);
+    let (run, steps) = (packing.run, packing.steps);
     let mut best_len = table_len(shapes, &best, run);
-    let mut chain = Chain::new(shapes, best_len.div_ceil(run as usize), seed);
+    let len = best_len.div_ceil(run as usize);
+    let mut chain = Chain::new(shapes, len, seed, packing.penalty);
     let mut reported = 0;
     match from {
         Some(state) => {
@@ -464,10 +465,22 @@ pub(super) fn end_to_end(shapes: &[Vec<Shape>]) -> Layout {
 mod tests {
     use super::super::shapes::shapes;
     use super::super::tests::{problems, small_pool};
+    use super::super::DEFAULT_PENALTY;
     use super::*;
 
     /// The run length of the comb tests.
     const RUN: u32 = 8;
+
+    /// One thread's packing at one turn and the default penalty.
+    fn packing(run: u32, steps: u64) -> Packing {
+        Packing {
+            run,
+            turns: 1,
+            penalty: DEFAULT_PENALTY,
+            steps,
+            threads: 1,
+        }
+    }
 
     /// A comb of `teeth` one-run teeth, `period` runs apart.
     fn comb(teeth: u32, period: u32) -> Shape {
@@ -495,7 +508,7 @@ mod tests {
             table_len(&shapes, &end_to_end(&shapes), RUN),
             56 * RUN as usize + comb_slots
         );
-        let best = run_chain(&shapes, RUN, 1, 2000, None, &|_, _| {}, &|_| {});
+        let best = run_chain(&shapes, &packing(RUN, 2000), 1, None, &|_, _| {}, &|_| {});
         assert_eq!(
             table_len(&shapes, &best, RUN),
             2 * RUN as usize + comb_slots
@@ -509,7 +522,7 @@ mod tests {
         let steps = 2 * SAVE + 300;
         let run = |from: Option<&ChainState>| {
             let saved = RefCell::new(Vec::new());
-            let best = run_chain(&shapes, 8, 7, steps, from, &|_, _| {}, &|state| {
+            let best = run_chain(&shapes, &packing(8, steps), 7, from, &|_, _| {}, &|state| {
                 saved.borrow_mut().push(state)
             });
             (best, saved.into_inner())
@@ -568,7 +581,7 @@ mod tests {
         // Runs of two slots, blocks at up to three turns.
         let shapes = shapes(&problems(), &small_pool(), 2, 3).unwrap();
         let len = shapes.iter().map(|s| s[0].runs as usize).sum();
-        let mut chain = Chain::new(&shapes, len, 1);
+        let mut chain = Chain::new(&shapes, len, 1, DEFAULT_PENALTY);
         for step in 0..200 {
             chain.step();
             if step % 50 == 49 {

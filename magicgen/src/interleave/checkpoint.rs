@@ -13,7 +13,7 @@
 //! ```
 //!
 //! The key hashes everything the chains' course depends on (the seed, the
-//! pool's blocks, the run length, the turns, the steps, the number of chains
+//! pool's blocks, the run length, the turns, the penalty, the steps, the number of chains
 //! and the packer's version, which a change to the packer must raise), so a
 //! checkpoint is only taken up by the search that wrote it. A layout gives each square
 //! as `shape@run`, or `-` when it is out.
@@ -106,7 +106,7 @@ impl Checkpoint {
         if key != checkpoint.key {
             return Err(format!(
                 "it was written by another packing (key {key:016x}, this one's is {:016x}: \
-                 another seed, pool, --run-slots, --turns or --effort, or another magicgen)",
+                 another seed, pool, --run-slots, --turns, --penalty or --effort, or another magicgen)",
                 checkpoint.key
             ));
         }
@@ -177,6 +177,10 @@ fn key(seed: u64, pool: &[Vec<(u64, u32)>], packing: &Packing) -> u64 {
     eat(packing.run.into());
     eat(packing.turns.into());
     eat(packing.steps);
+    // Left out at its default, so that earlier checkpoints keep their key.
+    if packing.penalty != super::DEFAULT_PENALTY {
+        eat(packing.penalty.into());
+    }
     for blocks in pool {
         eat(blocks.len() as u64);
         for &(magic, bits) in blocks {
@@ -196,6 +200,7 @@ mod tests {
         Packing {
             run: 8,
             turns: 1,
+            penalty: super::super::DEFAULT_PENALTY,
             steps,
             threads: 1,
         }
@@ -228,6 +233,13 @@ mod tests {
             let e = Checkpoint::parse(&text, seed, pool, &packing(steps)).unwrap_err();
             assert!(e.contains("another packing"), "{e}");
         }
+        // Another penalty, too.
+        let dearer = Packing {
+            penalty: 3,
+            ..packing(100)
+        };
+        let e = Checkpoint::parse(&text, 5, &pool, &dearer).unwrap_err();
+        assert!(e.contains("another packing"), "{e}");
         // Damage is named by line.
         let damaged = |from: &str, to: &str| {
             Checkpoint::parse(&text.replacen(from, to, 1), 5, &pool, &packing(100)).unwrap_err()
