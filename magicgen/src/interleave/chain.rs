@@ -464,23 +464,12 @@ pub(super) fn end_to_end(shapes: &[Vec<Shape>]) -> Layout {
 #[cfg(test)]
 mod tests {
     use super::super::shapes::shapes;
-    use super::super::tests::{problems, small_pool};
+    use super::super::tests::{packing, problems, small_pool};
     use super::super::DEFAULT_PENALTY;
     use super::*;
 
     /// The run length of the comb tests.
     const RUN: u32 = 8;
-
-    /// One thread's packing at one turn and the default penalty.
-    fn packing(run: u32, steps: u64) -> Packing {
-        Packing {
-            run,
-            turns: 1,
-            penalty: DEFAULT_PENALTY,
-            steps,
-            threads: 1,
-        }
-    }
 
     /// A comb of `teeth` one-run teeth, `period` runs apart.
     fn comb(teeth: u32, period: u32) -> Shape {
@@ -508,7 +497,14 @@ mod tests {
             table_len(&shapes, &end_to_end(&shapes), RUN),
             56 * RUN as usize + comb_slots
         );
-        let best = run_chain(&shapes, &packing(RUN, 2000), 1, None, &|_, _| {}, &|_| {});
+        let best = run_chain(
+            &shapes,
+            &packing(RUN, 1, 2000, 1),
+            1,
+            None,
+            &|_, _| {},
+            &|_| {},
+        );
         assert_eq!(
             table_len(&shapes, &best, RUN),
             2 * RUN as usize + comb_slots
@@ -522,9 +518,14 @@ mod tests {
         let steps = 2 * SAVE + 300;
         let run = |from: Option<&ChainState>| {
             let saved = RefCell::new(Vec::new());
-            let best = run_chain(&shapes, &packing(8, steps), 7, from, &|_, _| {}, &|state| {
-                saved.borrow_mut().push(state)
-            });
+            let best = run_chain(
+                &shapes,
+                &packing(8, 1, steps, 1),
+                7,
+                from,
+                &|_, _| {},
+                &|state| saved.borrow_mut().push(state),
+            );
             (best, saved.into_inner())
         };
         let (best, saved) = run(None);

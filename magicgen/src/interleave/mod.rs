@@ -291,7 +291,7 @@ mod tests {
         crate::compact::tests::small_pool(2)
     }
 
-    fn packing(run: u32, turns: u32, steps: u64, threads: usize) -> Packing {
+    pub(super) fn packing(run: u32, turns: u32, steps: u64, threads: usize) -> Packing {
         Packing {
             run,
             turns,
