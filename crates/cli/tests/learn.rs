@@ -110,6 +110,20 @@ fn selfplay_then_train_then_play_with_the_new_net() {
     let said = ok(&["analyse", "--player", &format!("nn:depth=2,net={squared}")]);
     assert!(said.contains("best"), "{said}");
 
+    // A layer on the maps: a YOLAHNN6 network that plays; not with buckets.
+    let maps = path(&dir, "maps.bin");
+    let args = [
+        "train", "--data", &data, "--out", &maps, "--epochs", "1", "--width", "128",
+    ];
+    ok(&[&args[..], &["--maps"]].concat());
+    assert_eq!(&std::fs::read(&maps).unwrap()[..8], b"YOLAHNN6");
+    let said = ok(&["analyse", "--player", &format!("nn:depth=2,net={maps}")]);
+    assert!(said.contains("best"), "{said}");
+    fails_with(
+        &[&args[..], &["--maps", "--buckets", "4"]].concat(),
+        "--maps makes a YOLAHNN6 network",
+    );
+
     // Both networks measured on the labelled positions: a header, a line
     // each; as JSON, an object each, with the same figures.
     let said = ok(&["validate", "--net", &net, &squared, "--data", &data]);
@@ -156,7 +170,7 @@ fn bad_files_are_refused_with_a_reason() {
     );
     fails_with(
         &["validate", "--net", &junk, "--data", &junk],
-        "not a yolah network (it must start with YOLAHNN2 to YOLAHNN5)",
+        "not a yolah network (it must start with YOLAHNN2 to YOLAHNN6)",
     );
     fails_with(
         &["validate", "--net", default, "--data", &junk],

@@ -203,8 +203,22 @@ pub fn territory(us: Bitboard, them: Bitboard, free: Bitboard) -> (Bitboard, Bit
     (ours, theirs, shared)
 }
 
+/// The side to move's territory, the opponent's (as [`territory`] finds
+/// them), and the squares each reaches in one move: the maps behind the
+/// territory and reach features, square by square.
+pub fn maps(pos: &Position) -> [Bitboard; 4] {
+    features_and_maps(pos).1
+}
+
 /// Computes the features of `pos` for its side to move.
+#[inline]
 pub fn features(pos: &Position) -> Features {
+    features_and_maps(pos).0
+}
+
+/// The features of `pos` and its [`maps`], computed together.
+#[inline]
+pub fn features_and_maps(pos: &Position) -> (Features, [Bitboard; 4]) {
     let side = pos.side_to_move();
     let (us, them) = (pos.pieces(side), pos.pieces(side.opponent()));
     let blockers = pos.blockers();
@@ -223,7 +237,7 @@ pub fn features(pos: &Position) -> Features {
     let (our_moves, our_frozen, our_reach) = side_moves(us);
     let (their_moves, their_frozen, their_reach) = side_moves(them);
     let (ours, theirs, shared) = territory(us, them, free);
-    Features {
+    let features = Features {
         score: pos.margin(side),
         mobility: our_moves - their_moves,
         territory: ours.count() as i32 - theirs.count() as i32,
@@ -233,7 +247,8 @@ pub fn features(pos: &Position) -> Features {
         free: free.count() as i32,
         separated: (!shared).then(|| (ours.count(), theirs.count())),
         can_move: (our_moves > 0, their_moves > 0),
-    }
+    };
+    (features, [ours, theirs, our_reach, their_reach])
 }
 
 /// The rule of separated regions: when no free square is reachable by both

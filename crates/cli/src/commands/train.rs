@@ -61,6 +61,11 @@ pub struct TrainArgs {
     /// ("squared", YOLAHNN4 or YOLAHNN5).
     #[arg(long, default_value = "clipped", value_parser = clap::builder::PossibleValuesParser::new(["clipped", "squared"]))]
     activation: String,
+    /// Add a layer on the position's maps (each side's territory and the
+    /// squares it reaches in one move), computed afresh at each evaluation:
+    /// a YOLAHNN6 network. Not with --buckets 4 or --activation squared.
+    #[arg(long)]
+    maps: bool,
 }
 
 impl TrainArgs {
@@ -79,6 +84,9 @@ impl TrainArgs {
         }
         if !valid_buckets(self.buckets) {
             bail!("--buckets {} must be 1 or {BUCKETS}", self.buckets);
+        }
+        if self.maps && (self.buckets != 1 || self.activation != "clipped") {
+            bail!("--maps makes a YOLAHNN6 network, which has one output bucket and clipped outputs: not with --buckets {} or --activation {}", self.buckets, self.activation);
         }
         let learning_rate = self.learning_rate;
         if !(learning_rate.is_finite() && learning_rate > 0.0 && learning_rate < 1.0) {
@@ -112,6 +120,11 @@ impl TrainArgs {
             learning_rate,
             leak,
             activation: self.activation.parse().map_err(anyhow::Error::msg)?,
+            maps: if self.maps {
+                yolah_players::nn::v2::MAPS
+            } else {
+                0
+            },
             ..TrainConfig::default()
         };
         let start = std::time::Instant::now();

@@ -19,7 +19,7 @@ for each network in floating point and in the engine's integers, and against the
 #[derive(Args)]
 #[command(about = ABOUT)]
 pub struct ValidateArgs {
-    /// Network files (net.bin format, YOLAHNN2 to YOLAHNN5).
+    /// Network files (net.bin format, YOLAHNN2 to YOLAHNN6).
     #[arg(long, num_args = 1.., required = true)]
     net: Vec<String>,
     /// Training files from `yolah selfplay` or `yolah label`, best ones no
@@ -118,7 +118,7 @@ fn load(path: &str) -> Result<FloatNet> {
     if not_a_network && Network::load(path).is_ok() {
         bail!(
             "{path} is a network of the first format (YOLAHNN1), which `yolah validate` does \
-             not measure: it measures YOLAHNN2 to YOLAHNN5"
+             not measure: it measures YOLAHNN2 to YOLAHNN6"
         );
     }
     Err(e.into())

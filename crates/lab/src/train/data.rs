@@ -24,6 +24,9 @@ pub(super) struct Encoded {
     pub target: f32,
     /// The free squares.
     pub free: u8,
+    /// The side to move's territory, the opponent's, the squares the side
+    /// to move reaches in one move, the opponent's.
+    pub maps: [Bitboard; 4],
 }
 
 impl Encoded {
@@ -44,6 +47,7 @@ impl Encoded {
             scalars: scalars(&features(pos)),
             target: lambda * result + (1.0 - lambda) * searched,
             free: pos.free().count() as u8,
+            maps: yolah_players::eval::maps(pos),
         }
     }
 
@@ -53,6 +57,7 @@ impl Encoded {
             ours: symmetry.apply(self.ours),
             theirs: symmetry.apply(self.theirs),
             holes: symmetry.apply(self.holes),
+            maps: self.maps.map(|b| symmetry.apply(b)),
             ..*self
         }
     }

@@ -37,7 +37,7 @@ use std::fmt;
 pub use validate::{validate, Validation};
 use yolah::{Rng, Symmetry};
 use yolah_players::nn::v2::{
-    hidden1_rule, valid_buckets, valid_hidden1, Activation, FloatNet, BUCKETS,
+    hidden1_rule, valid_buckets, valid_hidden1, Activation, FloatNet, BUCKETS, MAPS,
 };
 
 /// Why training stopped.
@@ -49,6 +49,9 @@ pub enum TrainError {
     BadWidth(usize),
     /// A number of output buckets no network format has.
     BadBuckets(usize),
+    /// A maps layer no network format has (of another width, or with
+    /// output buckets or squared outputs).
+    BadMaps,
 }
 
 impl fmt::Display for TrainError {
@@ -61,6 +64,10 @@ impl fmt::Display for TrainError {
             TrainError::BadBuckets(b) => {
                 write!(f, "{b} output buckets: a network has 1 or {BUCKETS}")
             }
+            TrainError::BadMaps => write!(
+                f,
+                "a maps layer is {MAPS} wide, with one output bucket and clipped first-layer outputs"
+            ),
         }
     }
 }
@@ -106,6 +113,9 @@ pub struct TrainConfig {
     /// The share of the gradient a clipped first-layer neuron passes
     /// (0: none, the exact gradient; see `model::loss_and_gradient`).
     pub leak: f32,
+    /// The width of a layer on the position's maps: 0 (none) or
+    /// [`yolah_players::nn::v2::MAPS`] (a `YOLAHNN6` network).
+    pub maps: usize,
 }
 
 impl Default for TrainConfig {
@@ -124,6 +134,7 @@ impl Default for TrainConfig {
             threads: 1,
             leak: 0.0,
             activation: Activation::Clipped,
+            maps: 0,
         }
     }
 }
@@ -157,6 +168,10 @@ pub fn train(
     if !valid_buckets(config.buckets) {
         return Err(TrainError::BadBuckets(config.buckets));
     }
+    let plain = config.buckets == 1 && config.activation == Activation::Clipped;
+    if config.maps != 0 && (config.maps != MAPS || !plain) {
+        return Err(TrainError::BadMaps);
+    }
     let threads = config.threads.clamp(1, PARTS);
     let mut rng = Rng::new(config.seed);
     let mut order: Vec<usize> = (0..samples.len()).collect();
@@ -171,7 +186,7 @@ pub fn train(
     let training = encode(train_idx);
     let layout = Layout {
         activation: config.activation,
-        ..Layout::new(config.hidden1, config.buckets)
+        ..Layout::with_maps(config.hidden1, config.buckets, config.maps)
     };
     let mut params = model::initial(&layout, &mut rng);
     let mut optimizer = AdamW::new(layout.rates(), config.weight_decay);
@@ -324,7 +339,7 @@ fn mean_loss(
 mod tests {
     use super::*;
     use crate::selfplay::{selfplay, Run};
-    use yolah_players::eval::features;
+    use yolah_players::eval::{features, maps};
     use yolah_players::nn::v2::quant::QuantNet;
     use yolah_players::nn::{active_features, scalars};
 
@@ -338,8 +353,9 @@ mod tests {
             let ours = active_features(&s.pos, side);
             let theirs = active_features(&s.pos, side.opponent());
             let free = s.pos.free().count();
-            let exact = net.forward(&ours, &theirs, &f, net.bucket(free));
-            let q = quant.logit(&quant.accumulators(&s.pos), side, &f, free);
+            let m = maps(&s.pos);
+            let exact = net.forward(&ours, &theirs, &f, &m, net.bucket(free));
+            let q = quant.logit(&quant.accumulators(&s.pos), side, &f, &m, free);
             assert!((exact - q).abs() < 0.05, "{exact} vs {q}");
         }
     }
@@ -399,6 +415,25 @@ mod tests {
             &mut |_| {},
         );
         assert!(e.unwrap_err().to_string().contains("1 or 4"));
+        // A maps layer: a YOLAHNN6 network, and its integer copy agrees.
+        let with_maps = TrainConfig {
+            maps: MAPS,
+            epochs: 2,
+            ..config
+        };
+        let net = train(&samples, &with_maps, &mut |_| {}).unwrap();
+        assert!(net.to_bytes().starts_with(b"YOLAHNN6"));
+        assert_eq!(FloatNet::from_bytes(&net.to_bytes()).unwrap(), net);
+        integer_agrees(&net, &samples);
+        let e = train(
+            &samples,
+            &TrainConfig {
+                buckets: BUCKETS,
+                ..with_maps
+            },
+            &mut |_| {},
+        );
+        assert!(matches!(e, Err(TrainError::BadMaps)));
         // A width the players cannot run is refused before any work.
         let odd = TrainConfig {
             hidden1: 40,

@@ -10,8 +10,10 @@
 
 use super::data::Encoded;
 use yolah::{Bitboard, Rng};
-use yolah_players::nn::v2::{bucket, sizes, Activation, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT};
-use yolah_players::nn::{HIDDEN2, INPUTS, SCALARS};
+use yolah_players::nn::v2::{
+    bucket, sizes, Activation, FloatNet, MAX_W1, MAX_W2, MAX_WEIGHT, MAX_WM,
+};
+use yolah_players::nn::{HIDDEN2, INPUTS, MAP_INPUTS, SCALARS};
 
 /// The first-layer width whose second layer steps at the full learning
 /// rate; a wider one steps at `BASE_WIDTH / H` of it ([`Layout::rates`]).
@@ -29,16 +31,31 @@ pub(super) struct Layout {
     pub b2: usize,
     pub w3: usize,
     pub b3: usize,
+    /// The maps layer (`YOLAHNN6`): its width (0: none), where its weights
+    /// and its biases start.
+    pub maps: usize,
+    pub wm: usize,
+    pub bm: usize,
     pub len: usize,
     /// What the first layer outputs (clipped unless set).
     pub activation: Activation,
 }
 
 impl Layout {
+    #[cfg(test)]
     pub fn new(hidden1: usize, buckets: usize) -> Layout {
-        let [w1, b1, w2, b2, w3, b3] = sizes(hidden1, buckets);
+        Layout::with_maps(hidden1, buckets, 0)
+    }
+
+    /// A layout with a maps layer `maps` wide.
+    pub fn with_maps(hidden1: usize, buckets: usize, maps: usize) -> Layout {
+        let [w1, b1, w2, b2, w3, b3, ..] = sizes(hidden1, buckets, maps);
         let at = |n: usize| n;
+        let end = w1 + b1 + w2 + b2 + w3 + b3;
         Layout {
+            maps,
+            wm: end,
+            bm: end + MAP_INPUTS * maps,
             hidden1,
             buckets,
             w1: at(0),
@@ -47,7 +64,7 @@ impl Layout {
             b2: at(w1 + b1 + w2),
             w3: at(w1 + b1 + w2 + b2),
             b3: at(w1 + b1 + w2 + b2 + w3),
-            len: w1 + b1 + w2 + b2 + w3 + b3,
+            len: end + MAP_INPUTS * maps + maps,
             activation: Activation::Clipped,
         }
     }
@@ -71,7 +88,12 @@ impl Layout {
     /// The second-layer rows of output bucket `bucket`: `2H + SCALARS`
     /// rows of [`HIDDEN2`].
     pub fn w2_of(&self, bucket: usize) -> usize {
-        self.w2 + bucket * (2 * self.hidden1 + SCALARS) * HIDDEN2
+        self.w2 + bucket * self.rows() * HIDDEN2
+    }
+
+    /// The second layer's inputs.
+    pub fn rows(&self) -> usize {
+        2 * self.hidden1 + SCALARS + self.maps
     }
 
     /// The second-layer weights of `bucket` on the first layer's outputs.
@@ -87,9 +109,11 @@ impl Layout {
         for bucket in 0..self.buckets {
             let on_outputs = self.on_outputs(bucket);
             let scalars = on_outputs.end..on_outputs.end + SCALARS * HIDDEN2;
-            bounds.extend([(on_outputs, MAX_W2), (scalars, MAX_WEIGHT)]);
+            let maps = scalars.end..scalars.end + self.maps * HIDDEN2;
+            bounds.extend([(on_outputs, MAX_W2), (scalars, MAX_WEIGHT), (maps, MAX_W2)]);
         }
-        bounds.push((self.b2..self.len, MAX_WEIGHT));
+        bounds.push((self.b2..self.wm, MAX_WEIGHT));
+        bounds.push((self.wm..self.len, MAX_WM));
         bounds
     }
 
@@ -107,7 +131,7 @@ fn uniform(rng: &mut Rng, n: usize, scale: f32) -> impl Iterator<Item = f32> + '
 /// layers' outputs inside their unclipped range.
 pub(super) fn initial(layout: &Layout, rng: &mut Rng) -> Vec<f32> {
     let h = layout.hidden1;
-    let fan_in = (2 * h + SCALARS) as f32;
+    let fan_in = layout.rows() as f32;
     let b = layout.buckets;
     let mut p = Vec::with_capacity(layout.len);
     p.extend(uniform(rng, INPUTS * h, 0.1));
@@ -115,12 +139,14 @@ pub(super) fn initial(layout: &Layout, rng: &mut Rng) -> Vec<f32> {
     // The same spread of second-layer sums whatever the width.
     p.extend(uniform(
         rng,
-        b * (2 * h + SCALARS) * HIDDEN2,
+        b * layout.rows() * HIDDEN2,
         0.25 * (134.0 / fan_in).sqrt(),
     ));
     p.extend(std::iter::repeat_n(0.25, b * HIDDEN2));
     p.extend(uniform(rng, b * HIDDEN2, 0.3));
     p.extend(std::iter::repeat_n(0.0, b));
+    p.extend(uniform(rng, MAP_INPUTS * layout.maps, 0.1));
+    p.extend(std::iter::repeat_n(0.25, layout.maps));
     clip(layout, &mut p);
     p
 }
@@ -141,12 +167,15 @@ pub(super) fn export(layout: &Layout, params: &[f32]) -> FloatNet {
         hidden1: l.hidden1,
         buckets: l.buckets,
         activation: l.activation,
+        maps: l.maps,
         w1: params[l.w1..l.b1].to_vec(),
         b1: params[l.b1..l.w2].to_vec(),
         w2: params[l.w2..l.b2].to_vec(),
         b2: params[l.b2..l.w3].to_vec(),
         w3: params[l.w3..l.b3].to_vec(),
-        b3: params[l.b3..].to_vec(),
+        b3: params[l.b3..l.wm].to_vec(),
+        wm: params[l.wm..l.bm].to_vec(),
+        bm: params[l.bm..].to_vec(),
     }
 }
 
@@ -163,6 +192,8 @@ pub(super) struct Scratch {
     /// Which first-layer neurons have been above zero, in either view,
     /// since [`Scratch::clear_on`] (kept by [`loss`]).
     on: Vec<bool>,
+    /// The maps layer's sums.
+    msums: Vec<f32>,
 }
 
 impl Scratch {
@@ -170,7 +201,8 @@ impl Scratch {
         let h = layout.hidden1;
         Scratch {
             sums: vec![0.0; 2 * h],
-            x: vec![0.0; 2 * h + SCALARS],
+            x: vec![0.0; layout.rows()],
+            msums: vec![0.0; layout.maps],
             d_sums: vec![0.0; 2 * h],
             d_both: vec![0.0; h],
             on: vec![false; h],
@@ -234,7 +266,20 @@ fn forward(
     for (x, s) in scratch.x.iter_mut().zip(&scratch.sums) {
         *x = layout.activation.apply(*s);
     }
-    scratch.x[2 * h..].copy_from_slice(&e.scalars);
+    scratch.x[2 * h..2 * h + SCALARS].copy_from_slice(&e.scalars);
+    if layout.maps > 0 {
+        let m = &mut scratch.msums;
+        m.copy_from_slice(&params[layout.bm..layout.len]);
+        let cols = &params[layout.wm..layout.bm];
+        for (k, map) in e.maps.iter().enumerate() {
+            for sq in squares(*map) {
+                add_column(m, cols, 64 * k + sq);
+            }
+        }
+        for (x, s) in scratch.x[2 * h + SCALARS..].iter_mut().zip(m.iter()) {
+            *x = s.clamp(0.0, 1.0);
+        }
+    }
     let b = layout.bucket(e);
     let later = b * HIDDEN2..(b + 1) * HIDDEN2;
     z2.copy_from_slice(&params[layout.b2..layout.w3][later.clone()]);
@@ -314,6 +359,25 @@ pub(super) fn loss_and_gradient(
             }
         }
     }
+    if layout.maps > 0 {
+        let base = 2 * h + SCALARS;
+        let mut d_m = vec![0.0f32; layout.maps];
+        for (t, d) in d_m.iter_mut().enumerate() {
+            let s = scratch.msums[t];
+            if s > 0.0 && s < 1.0 {
+                *d = dot16(&w2[(base + t) * HIDDEN2..(base + t + 1) * HIDDEN2], &d_z2);
+            }
+        }
+        for (g, d) in grads[layout.bm..layout.len].iter_mut().zip(&d_m) {
+            *g += d;
+        }
+        let cols = &mut grads[layout.wm..layout.bm];
+        for (k, map) in e.maps.iter().enumerate() {
+            for sq in squares(*map) {
+                add_to_column(cols, &d_m, 64 * k + sq);
+            }
+        }
+    }
     for (i, (d, &s)) in scratch.d_sums.iter_mut().zip(&scratch.sums).enumerate() {
         let row = &w2[i * HIDDEN2..(i + 1) * HIDDEN2];
         let slope = layout.activation.slope(s);
@@ -371,8 +435,8 @@ mod tests {
     use super::*;
     use crate::positions::Sample;
     use yolah::Position;
-    use yolah_players::eval::features;
-    use yolah_players::nn::v2::BUCKETS;
+    use yolah_players::eval::features_and_maps;
+    use yolah_players::nn::v2::{BUCKETS, MAPS};
     use yolah_players::nn::{active_features, scalars};
 
     fn positions(n: usize) -> Vec<Encoded> {
@@ -409,12 +473,12 @@ mod tests {
     #[test]
     fn the_forward_pass_is_the_float_network_s() {
         for buckets in [1, BUCKETS] {
-            forward_pass_is_the_float_network_s(buckets);
+            forward_pass_is_the_float_network_s(Layout::new(128, buckets));
         }
+        forward_pass_is_the_float_network_s(Layout::with_maps(128, 1, MAPS));
     }
 
-    fn forward_pass_is_the_float_network_s(buckets: usize) {
-        let layout = Layout::new(128, buckets);
+    fn forward_pass_is_the_float_network_s(layout: Layout) {
         let params = initial(&layout, &mut Rng::new(1));
         let net = export(&layout, &params);
         assert!(net.check().is_ok());
@@ -436,7 +500,8 @@ mod tests {
             let ours = active_features(&pos, side);
             let theirs = active_features(&pos, side.opponent());
             let bucket = net.bucket(pos.free().count());
-            let expected = net.forward(&ours, &theirs, &scalars(&features(&pos)), bucket);
+            let (f, m) = features_and_maps(&pos);
+            let expected = net.forward(&ours, &theirs, &scalars(&f), &m, bucket);
             let got = forward(&layout, &params, &e, &mut scratch, &mut z2);
             assert!((expected - got).abs() < 1e-4, "{expected} vs {got}");
             pos.play(pos.random_move(&mut rng));
@@ -449,7 +514,7 @@ mod tests {
         gradients_match(Layout::new(128, 1), positions(8));
         gradients_match(Layout::new(128, BUCKETS), positions(8));
         // Later positions, in other buckets.
-        let later: Vec<Encoded> = positions(400).into_iter().step_by(9).take(40).collect();
+        let later = later_positions();
         let layout = Layout::new(128, BUCKETS);
         assert!(later.iter().any(|e| layout.bucket(e) < BUCKETS - 1));
         gradients_match(layout, later);
@@ -459,6 +524,7 @@ mod tests {
             ..Layout::new(128, 1)
         };
         gradients_match(squared, positions(8));
+        gradients_match(Layout::with_maps(128, 1, MAPS), positions(8));
     }
 
     #[test]
@@ -496,6 +562,10 @@ mod tests {
         assert!(scratch.on().iter().all(|&on| on));
     }
 
+    fn later_positions() -> Vec<Encoded> {
+        positions(400).into_iter().step_by(9).take(40).collect()
+    }
+
     fn gradients_match(layout: Layout, data: Vec<Encoded>) {
         let params = initial(&layout, &mut Rng::new(4));
         let mut scratch = Scratch::new(&layout);
@@ -517,8 +587,13 @@ mod tests {
             l.w2..l.b2,
             l.b2..l.w3,
             l.w3..l.b3,
-            l.b3..l.len,
-        ] {
+            l.b3..l.wm,
+            l.wm..l.bm,
+            l.bm..l.len,
+        ]
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        {
             let i = range
                 .max_by(|&a, &b| grads[a].abs().total_cmp(&grads[b].abs()))
                 .unwrap();

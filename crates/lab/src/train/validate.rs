@@ -6,7 +6,7 @@
 use super::data::Encoded;
 use crate::positions::Sample;
 use yolah::Position;
-use yolah_players::eval::features;
+use yolah_players::eval::features_and_maps;
 use yolah_players::nn::v2::{quant::QuantNet, FloatNet};
 use yolah_players::nn::{active_features, scalars, NetError, Network};
 
@@ -82,12 +82,13 @@ fn sigmoid(x: f32) -> f64 {
 /// The float network's logit for the side to move of `pos`.
 fn float_logit(net: &FloatNet, pos: &Position) -> f32 {
     let side = pos.side_to_move();
-    let s = scalars(&features(pos));
+    let (f, maps) = features_and_maps(pos);
     let bucket = net.bucket(pos.free().count());
     net.forward(
         &active_features(pos, side),
         &active_features(pos, side.opponent()),
-        &s,
+        &scalars(&f),
+        &maps,
         bucket,
     )
 }
@@ -95,11 +96,12 @@ fn float_logit(net: &FloatNet, pos: &Position) -> f32 {
 /// The integer network's logit for the side to move of `pos`.
 fn quantised_logit(net: &Network, pos: &Position) -> f32 {
     fn logit<const H: usize>(q: &QuantNet<H>, pos: &Position) -> f32 {
-        let s = scalars(&features(pos));
+        let (f, maps) = features_and_maps(pos);
         q.logit(
             &q.accumulators(pos),
             pos.side_to_move(),
-            &s,
+            &scalars(&f),
+            &maps,
             pos.free().count(),
         )
     }

@@ -12,10 +12,13 @@
 //! uses one according to its free squares: one in `YOLAHNN1`, `YOLAHNN2`
 //! and `YOLAHNN4`, four in `YOLAHNN3` and `YOLAHNN5`. (`YOLAHNN4` and
 //! `YOLAHNN5` differ from `YOLAHNN2` and `YOLAHNN3` in what the network
-//! computes, not in the layout.) Only H varies between files of a format,
-//! within the format's rule.
+//! computes, not in the layout.) `YOLAHNN6` adds a second small first layer
+//! on the position's maps (see `v2`): the second layer's rows grow by its
+//! width M after the scalars' (views·H + scalars + M), and two arrays
+//! follow the six: wm [`MAP_INPUTS` × M], bm [M]. Only H varies between
+//! files of a format, within the format's rule.
 
-use super::{HIDDEN2, INPUTS, SCALARS};
+use super::{HIDDEN2, INPUTS, MAP_INPUTS, SCALARS};
 use yolah::file::{read_limited, FileError};
 
 /// The magic and the four dimensions.
@@ -70,14 +73,20 @@ pub enum NetError {
         /// The first layer's width.
         width: usize,
         /// The lengths, in file order.
-        lengths: [usize; 6],
+        lengths: Vec<usize>,
         /// The lengths the width needs.
-        expected: [usize; 6],
+        expected: Vec<usize>,
     },
     /// A network with a number of output buckets no format has.
     Buckets {
         /// The number.
         buckets: usize,
+    },
+    /// A maps layer of a width, or with buckets or an activation, that no
+    /// format has.
+    Maps {
+        /// Its width.
+        maps: usize,
     },
     /// A weight is not a finite number within ±`bound`.
     Weight {
@@ -133,6 +142,11 @@ impl std::fmt::Display for NetError {
                 f,
                 "a network with {buckets} output buckets has no file format (1 or 4)"
             ),
+            NetError::Maps { maps } => write!(
+                f,
+                "a network with a maps layer {maps} wide has no file format \
+                 (YOLAHNN6: 32 wide, one output bucket, clipped first-layer outputs)"
+            ),
             NetError::Weight { value, bound } => write!(
                 f,
                 "network weight {value} is not a finite number within ±{bound}"
@@ -143,6 +157,10 @@ impl std::fmt::Display for NetError {
 }
 
 impl std::error::Error for NetError {}
+
+/// The arrays of a file, in order: w1, b1, w2, b2, w3, b3 and the maps
+/// layer's wm and bm (empty in formats without one).
+pub(crate) const ARRAYS: usize = 8;
 
 /// What tells one network format from another in its file.
 pub(crate) struct Layout {
@@ -157,19 +175,23 @@ pub(crate) struct Layout {
     pub valid_hidden1: fn(usize) -> bool,
     /// That rule in words, for error messages.
     pub hidden1_rule: fn() -> String,
+    /// The width of the layer on the maps (0: none).
+    pub maps: usize,
 }
 
 impl Layout {
     /// Array lengths in file order for a first layer of width `hidden1`.
-    pub const fn sizes(&self, hidden1: usize) -> [usize; 6] {
+    pub const fn sizes(&self, hidden1: usize) -> [usize; ARRAYS] {
         let b = self.buckets;
         [
             INPUTS * hidden1,
             hidden1,
-            b * (self.views * hidden1 + SCALARS) * HIDDEN2,
+            b * (self.views * hidden1 + SCALARS + self.maps) * HIDDEN2,
             b * HIDDEN2,
             b * HIDDEN2,
             b,
+            MAP_INPUTS * self.maps,
+            self.maps,
         ]
     }
 
@@ -190,10 +212,10 @@ impl Layout {
         bytes.starts_with(self.name.as_bytes())
     }
 
-    /// The first layer's width and the six arrays of a file of this
+    /// The first layer's width and the arrays of a file of this
     /// format, after checking its header and its length (not the weights:
     /// each format bounds them its own way).
-    pub fn parse(&self, bytes: &[u8]) -> Result<(usize, [Vec<f32>; 6]), NetError> {
+    pub fn parse(&self, bytes: &[u8]) -> Result<(usize, [Vec<f32>; ARRAYS]), NetError> {
         if !self.is_this_format(bytes) {
             return Err(NetError::NotANetwork { magic: self.name });
         }
@@ -233,7 +255,7 @@ impl Layout {
 
     /// Checks that `hidden1` is a width of this format and that the arrays
     /// (in file order) have the lengths it needs.
-    pub fn check_shape(&self, hidden1: usize, arrays: [&[f32]; 6]) -> Result<(), NetError> {
+    pub fn check_shape(&self, hidden1: usize, arrays: [&[f32]; ARRAYS]) -> Result<(), NetError> {
         if !(self.valid_hidden1)(hidden1) {
             return Err(NetError::Width {
                 width: hidden1,
@@ -245,8 +267,8 @@ impl Layout {
         if lengths != expected {
             return Err(NetError::Arrays {
                 width: hidden1,
-                lengths,
-                expected,
+                lengths: lengths.to_vec(),
+                expected: expected.to_vec(),
             });
         }
         Ok(())
@@ -254,7 +276,7 @@ impl Layout {
 
     /// The file's bytes for a first layer of width `hidden1` and the
     /// arrays in file order.
-    pub fn to_bytes(&self, hidden1: usize, arrays: [&[f32]; 6]) -> Vec<u8> {
+    pub fn to_bytes(&self, hidden1: usize, arrays: [&[f32]; ARRAYS]) -> Vec<u8> {
         let mut out = self.name.as_bytes().to_vec();
         for d in [INPUTS, hidden1, SCALARS, HIDDEN2] {
             out.extend((d as u32).to_le_bytes());

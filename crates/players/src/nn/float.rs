@@ -16,6 +16,7 @@ const LAYOUT: Layout = Layout {
     views: 1,
     valid_hidden1,
     hidden1_rule,
+    maps: 0,
 };
 
 /// The largest weight magnitude a file may hold: the integer network scales
@@ -53,7 +54,7 @@ pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1) as u64;
 impl FloatNet {
     /// Parses the `YOLAHNN1` format.
     pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, NetError> {
-        let (hidden1, [w1, b1, w2, b2, w3, b3]) = LAYOUT.parse(bytes)?;
+        let (hidden1, [w1, b1, w2, b2, w3, b3, _, _]) = LAYOUT.parse(bytes)?;
         let net = FloatNet {
             hidden1,
             w1,
@@ -87,7 +88,7 @@ impl FloatNet {
     }
 
     /// The weight arrays in file order.
-    fn arrays(&self) -> [&[f32]; 6] {
+    fn arrays(&self) -> [&[f32]; file::ARRAYS] {
         [
             &self.w1,
             &self.b1,
@@ -95,6 +96,8 @@ impl FloatNet {
             &self.b2,
             &self.w3,
             std::slice::from_ref(&self.b3),
+            &[],
+            &[],
         ]
     }
 
@@ -147,7 +150,7 @@ impl FloatNet {
                 .map(|_| (rng.below(1001) as f32 - 500.0) / 1000.0)
                 .collect()
         };
-        let [w1, b1, w2, b2, w3, _] = LAYOUT.sizes(hidden1).map(&mut array);
+        let [w1, b1, w2, b2, w3, ..] = LAYOUT.sizes(hidden1).map(&mut array);
         FloatNet {
             hidden1,
             w1,

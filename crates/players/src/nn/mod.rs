@@ -18,7 +18,8 @@
 //!   first layer from both points of view, 2 × H + 6 → 16 → 1, H one of
 //!   [`v2::WIDTHS`] (up to [`v2::MAX_HIDDEN1`], 1024); and its variants
 //!   with output buckets (`YOLAHNN3`), squared first-layer outputs
-//!   (`YOLAHNN4`) or both (`YOLAHNN5`).
+//!   (`YOLAHNN4`), both (`YOLAHNN5`), or a second, narrow first layer on
+//!   the position's maps of territory and reach (`YOLAHNN6`).
 //!
 //! [`INPUTS`], [`SCALARS`] and [`HIDDEN2`] are both formats'; the other
 //! constants here are the first format's.
@@ -57,6 +58,9 @@ pub const MAX_HIDDEN1: usize = 128;
 /// First-layer widths must be multiples of this (a vector register of `i32`
 /// twice over).
 pub const HIDDEN1_STEP: usize = 16;
+/// Inputs of the maps layer (`YOLAHNN6`): four maps of 64 squares, see
+/// [`crate::eval::maps`].
+pub const MAP_INPUTS: usize = 256;
 /// Heuristic scalars fed to the second layer.
 pub const SCALARS: usize = 6;
 /// Second hidden layer width.

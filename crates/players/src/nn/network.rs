@@ -52,7 +52,7 @@ impl Network {
         }
         if !bytes.starts_with(b"YOLAHNN1") {
             return Err(NetError::NotANetwork {
-                magic: "YOLAHNN1 to YOLAHNN5",
+                magic: "YOLAHNN1 to YOLAHNN6",
             });
         }
         let float = FloatNet1::from_bytes(bytes)?;
@@ -122,7 +122,7 @@ mod tests {
             }
         }
         let e = Network::from_bytes(b"nonsense").unwrap_err().to_string();
-        assert!(e.contains("YOLAHNN1 to YOLAHNN5"), "{e}");
+        assert!(e.contains("YOLAHNN1 to YOLAHNN6"), "{e}");
         let e = Network::load("/no/such.bin").unwrap_err().to_string();
         assert!(e.contains("cannot read"), "{e}");
     }

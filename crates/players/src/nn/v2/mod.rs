@@ -1,5 +1,5 @@
 //! The second network format, `YOLAHNN2`: wider, and run in 16- and 8-bit
-//! integers; and its variant with output buckets, `YOLAHNN3`.
+//! integers; and its variants `YOLAHNN3` to `YOLAHNN6`.
 //!
 //! Inputs are the same as the first format's (192 piece-square features
 //! and 6 heuristic scalars, see [`super`]), but the first layer is computed
@@ -26,16 +26,28 @@
 //! near zero and fast near one, a curve that the second layer could only
 //! draw otherwise from several neurons.
 //!
+//! `YOLAHNN6` is `YOLAHNN2` with a second, small first layer on the
+//! position's maps ([`crate::eval::maps`]: the territory each side reaches
+//! first and the squares each reaches in one move, from the side to move's
+//! point of view): [`MAP_INPUTS`] → [`MAPS`] (clipped), whose outputs join
+//! the second layer's inputs after the scalars. The maps change all over
+//! the board with a move, so this layer is computed afresh at each
+//! evaluation; it is narrow for that reason. The territory and reach that
+//! the scalars count are the maps' sums, square by square; the network can
+//! weigh each square on its own.
+//!
 //! Weights are bounded so that the integer network ([`quant`]) can hold
 //! them without overflow: the first layer within ±[`MAX_W1`], the second
-//! layer's weights on the first layer's outputs within ±[`MAX_W2`], every
-//! other weight within ±[`MAX_WEIGHT`].
+//! layer's weights on the first layer's outputs (and on the maps layer's)
+//! within ±[`MAX_W2`], the maps layer within ±[`MAX_WM`], every other
+//! weight within ±[`MAX_WEIGHT`].
 
 pub(crate) mod kernels;
 pub mod quant;
 
 use super::file::{self, Layout, NetError};
-use super::{HIDDEN2, SCALARS};
+use super::{HIDDEN2, MAP_INPUTS, SCALARS};
+use yolah::Bitboard;
 
 /// The second format's file.
 const LAYOUT: Layout = Layout {
@@ -44,6 +56,7 @@ const LAYOUT: Layout = Layout {
     buckets: 1,
     valid_hidden1,
     hidden1_rule,
+    maps: 0,
 };
 
 /// The second format's variant with output buckets.
@@ -65,14 +78,25 @@ const LAYOUT5: Layout = Layout {
     ..LAYOUT3
 };
 
+/// `YOLAHNN2` with a layer on the maps.
+const LAYOUT6: Layout = Layout {
+    name: "YOLAHNN6",
+    maps: MAPS,
+    ..LAYOUT
+};
+
 /// Every file format of this family, with the buckets and the activation
 /// of its networks.
-const FORMATS: [(&Layout, usize, Activation); 4] = [
+const FORMATS: [(&Layout, usize, Activation); 5] = [
     (&LAYOUT, 1, Activation::Clipped),
     (&LAYOUT3, BUCKETS, Activation::Clipped),
     (&LAYOUT4, 1, Activation::Squared),
     (&LAYOUT5, BUCKETS, Activation::Squared),
+    (&LAYOUT6, 1, Activation::Clipped),
 ];
+
+/// The width of a `YOLAHNN6` network's layer on the maps.
+pub const MAPS: usize = 32;
 
 /// The output buckets of a `YOLAHNN3` network.
 pub const BUCKETS: usize = 4;
@@ -142,8 +166,12 @@ pub const fn bucket(free: u32, buckets: usize) -> usize {
 }
 
 /// The file layout of a network with `buckets` output buckets (1 or
-/// [`BUCKETS`]) and `activation`.
-const fn layout(buckets: usize, activation: Activation) -> &'static Layout {
+/// [`BUCKETS`]), `activation` and a maps layer `maps` wide (0: none;
+/// [`FloatNet::check`] refuses the combinations no format has).
+const fn layout(buckets: usize, activation: Activation, maps: usize) -> &'static Layout {
+    if maps > 0 {
+        return &LAYOUT6;
+    }
     match (buckets == 1, activation) {
         (true, Activation::Clipped) => &LAYOUT,
         (false, Activation::Clipped) => &LAYOUT3,
@@ -172,6 +200,12 @@ pub const MAX_W1: f32 = 3.9;
 /// integer scale of 64 (an `i8`).
 pub const MAX_W2: f32 = 127.0 / 64.0;
 
+/// The largest weight or bias of the maps layer: all four maps full (at
+/// most 3 × 56 squares) and the bias, each at most this at the integer
+/// scale of 127, stay within an `i16`.
+pub const MAX_WM: f32 = 1.5;
+const _: () = assert!((3 * 56 + 1) as f32 * MAX_WM * 127.0 <= i16::MAX as f32);
+
 /// The largest of any other weight.
 pub const MAX_WEIGHT: f32 = 32.0;
 
@@ -196,13 +230,15 @@ pub struct FloatNet {
     pub buckets: usize,
     /// What the first layer outputs.
     pub activation: Activation,
+    /// The maps layer's width: 0 (none) or [`MAPS`] (`YOLAHNN6`).
+    pub maps: usize,
     /// First layer, input-major: `w1[i * H + j]`.
     pub w1: Vec<f32>,
     /// First layer biases.
     pub b1: Vec<f32>,
     /// Second layer, bucket after bucket, each input-major over the `2H +
-    /// SCALARS` inputs: the side to move's H outputs, the opponent's H, the
-    /// scalars.
+    /// SCALARS + maps` inputs: the side to move's H outputs, the opponent's
+    /// H, the scalars, the maps layer's outputs.
     pub w2: Vec<f32>,
     /// Second layer biases, [`HIDDEN2`] a bucket.
     pub b2: Vec<f32>,
@@ -210,22 +246,37 @@ pub struct FloatNet {
     pub w3: Vec<f32>,
     /// Output bias, one a bucket.
     pub b3: Vec<f32>,
+    /// The maps layer, input-major: `wm[i * maps + j]` (empty without one).
+    pub wm: Vec<f32>,
+    /// The maps layer's biases.
+    pub bm: Vec<f32>,
 }
 
-/// Array lengths in file order for a first layer of width `hidden1` and
-/// `buckets` output buckets (1 or [`BUCKETS`]).
-pub const fn sizes(hidden1: usize, buckets: usize) -> [usize; 6] {
-    layout(buckets, Activation::Clipped).sizes(hidden1)
+/// Array lengths in file order for a first layer of width `hidden1`,
+/// `buckets` output buckets (1 or [`BUCKETS`]) and a maps layer `maps` wide
+/// (0 or [`MAPS`]).
+pub const fn sizes(hidden1: usize, buckets: usize, maps: usize) -> [usize; file::ARRAYS] {
+    layout(buckets, Activation::Clipped, maps).sizes(hidden1)
 }
 
 /// The size of a network file with a first layer of width `hidden1` and
 /// `buckets` output buckets.
 pub const fn net_bytes(hidden1: usize, buckets: usize) -> usize {
-    layout(buckets, Activation::Clipped).net_bytes(hidden1)
+    layout(buckets, Activation::Clipped, 0).net_bytes(hidden1)
 }
 
 /// The size of the largest network file of these formats.
-pub const MAX_NET_BYTES: u64 = net_bytes(MAX_HIDDEN1, BUCKETS) as u64;
+pub const MAX_NET_BYTES: u64 = {
+    let (buckets, maps) = (
+        net_bytes(MAX_HIDDEN1, BUCKETS),
+        LAYOUT6.net_bytes(MAX_HIDDEN1),
+    );
+    if buckets > maps {
+        buckets as u64
+    } else {
+        maps as u64
+    }
+};
 
 /// Whether `bytes` claim to be a network of one of these formats.
 pub fn is_this_format(bytes: &[u8]) -> bool {
@@ -233,23 +284,26 @@ pub fn is_this_format(bytes: &[u8]) -> bool {
 }
 
 impl FloatNet {
-    /// Parses the formats `YOLAHNN2` to `YOLAHNN5`.
+    /// Parses the formats `YOLAHNN2` to `YOLAHNN6`.
     pub fn from_bytes(bytes: &[u8]) -> Result<FloatNet, NetError> {
         let (format, buckets, activation) = FORMATS
             .into_iter()
             .find(|(l, _, _)| l.is_this_format(bytes))
             .ok_or(NetError::NotANetwork {
                 magic: if bytes.starts_with(b"YOLAHNN1") {
-                    "YOLAHNN2 to YOLAHNN5, not the first format's YOLAHNN1"
+                    "YOLAHNN2 to YOLAHNN6, not the first format's YOLAHNN1"
                 } else {
-                    "YOLAHNN2 to YOLAHNN5"
+                    "YOLAHNN2 to YOLAHNN6"
                 },
             })?;
-        let (hidden1, [w1, b1, w2, b2, w3, b3]) = format.parse(bytes)?;
+        let (hidden1, [w1, b1, w2, b2, w3, b3, wm, bm]) = format.parse(bytes)?;
         let net = FloatNet {
             hidden1,
             buckets,
             activation,
+            maps: format.maps,
+            wm,
+            bm,
             w1,
             b1,
             w2,
@@ -275,7 +329,13 @@ impl FloatNet {
                 buckets: self.buckets,
             });
         }
-        layout(self.buckets, self.activation).check_shape(self.hidden1, self.arrays())?;
+        let format = layout(self.buckets, self.activation, self.maps);
+        if self.maps != format.maps
+            || (self.maps > 0 && (self.buckets, self.activation) != (1, Activation::Clipped))
+        {
+            return Err(NetError::Maps { maps: self.maps });
+        }
+        format.check_shape(self.hidden1, self.arrays())?;
         for (array, bound) in self.bounded() {
             if let Some(&value) = array.iter().find(|w| !w.is_finite() || w.abs() > bound) {
                 return Err(NetError::Weight { value, bound });
@@ -285,31 +345,62 @@ impl FloatNet {
     }
 
     /// Every array with the bound on its weights, the second layer of each
-    /// bucket in two parts: on the first layer's outputs ([`MAX_W2`]), on
-    /// the scalars.
+    /// bucket in three parts: on the first layer's outputs ([`MAX_W2`]), on
+    /// the scalars, on the maps layer's outputs ([`MAX_W2`]).
     pub fn bounded(&self) -> Vec<(&[f32], f32)> {
         let mut bounded = vec![(&self.w1[..], MAX_W1), (&self.b1[..], MAX_W1)];
-        for w2 in self.w2.chunks_exact((2 * self.hidden1 + SCALARS) * HIDDEN2) {
-            let (on_outputs, on_scalars) = w2.split_at(2 * self.hidden1 * HIDDEN2);
-            bounded.extend([(on_outputs, MAX_W2), (on_scalars, MAX_WEIGHT)]);
+        for w2 in self.w2.chunks_exact(self.rows() * HIDDEN2) {
+            let (on_outputs, rest) = w2.split_at(2 * self.hidden1 * HIDDEN2);
+            let (on_scalars, on_maps) = rest.split_at(SCALARS * HIDDEN2);
+            bounded.extend([
+                (on_outputs, MAX_W2),
+                (on_scalars, MAX_WEIGHT),
+                (on_maps, MAX_W2),
+            ]);
         }
         bounded.extend([
             (&self.b2[..], MAX_WEIGHT),
             (&self.w3[..], MAX_WEIGHT),
             (&self.b3[..], MAX_WEIGHT),
+            (&self.wm[..], MAX_WM),
+            (&self.bm[..], MAX_WM),
         ]);
         bounded
     }
 
+    /// The second layer's inputs: both views' first-layer outputs, the
+    /// scalars and the maps layer's outputs.
+    pub fn rows(&self) -> usize {
+        2 * self.hidden1 + SCALARS + self.maps
+    }
+
     /// The weight arrays in file order.
-    fn arrays(&self) -> [&[f32]; 6] {
-        [&self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3]
+    fn arrays(&self) -> [&[f32]; file::ARRAYS] {
+        [
+            &self.w1, &self.b1, &self.w2, &self.b2, &self.w3, &self.b3, &self.wm, &self.bm,
+        ]
     }
 
     /// The file's bytes: `YOLAHNN2` for one bucket, `YOLAHNN3` for more;
-    /// `YOLAHNN4` and `YOLAHNN5` for the same squared.
+    /// `YOLAHNN4` and `YOLAHNN5` for the same squared; `YOLAHNN6` with a
+    /// maps layer.
     pub fn to_bytes(&self) -> Vec<u8> {
-        layout(self.buckets, self.activation).to_bytes(self.hidden1, self.arrays())
+        layout(self.buckets, self.activation, self.maps).to_bytes(self.hidden1, self.arrays())
+    }
+
+    /// The maps layer's outputs for `maps` (empty without one).
+    pub fn maps_layer(&self, maps: &[Bitboard; 4]) -> Vec<f32> {
+        let width = self.maps;
+        let mut m = self.bm.clone();
+        for (k, map) in maps.iter().enumerate() {
+            for sq in *map {
+                let i = 64 * k + sq.index();
+                for (m, w) in m.iter_mut().zip(&self.wm[i * width..(i + 1) * width]) {
+                    *m += w;
+                }
+            }
+        }
+        m.iter().map(|s| s.clamp(0.0, 1.0)).collect()
     }
 
     /// The output bucket of a position with `free` free squares
@@ -331,14 +422,16 @@ impl FloatNet {
     }
 
     /// The logit for the side to move whose active inputs are `ours` (and
-    /// the opponent's `theirs`), through the later layers of output bucket
-    /// `bucket`, in floating point: the reference the integer network is
-    /// checked against.
+    /// the opponent's `theirs`), with its `maps` ([`crate::eval::maps`];
+    /// used only by a network with a maps layer), through the later layers
+    /// of output bucket `bucket`, in floating point: the reference the
+    /// integer network is checked against.
     pub fn forward(
         &self,
         ours: &[usize],
         theirs: &[usize],
         scalars: &[f32; SCALARS],
+        maps: &[Bitboard; 4],
         bucket: usize,
     ) -> f32 {
         let input: Vec<f32> = self
@@ -346,6 +439,7 @@ impl FloatNet {
             .into_iter()
             .chain(self.first_layer(theirs))
             .chain(scalars.iter().copied())
+            .chain(self.maps_layer(maps))
             .collect();
         let w2 = &self.w2[bucket * input.len() * HIDDEN2..];
         let later = bucket * HIDDEN2..(bucket + 1) * HIDDEN2;
@@ -368,6 +462,22 @@ impl FloatNet {
         FloatNet::random_with_buckets(hidden1, 1, seed)
     }
 
+    /// [`FloatNet::random`] with a maps layer (`YOLAHNN6`).
+    pub fn random_with_maps(hidden1: usize, seed: u64) -> FloatNet {
+        let mut net = FloatNet::random(hidden1, seed);
+        let mut rng = yolah::Rng::new(seed ^ 0x6d61_7073);
+        let mut array = |n: usize, scale: f32| -> Vec<f32> {
+            (0..n)
+                .map(|_| (rng.below(1001) as f32 - 500.0) / 1000.0 * scale)
+                .collect()
+        };
+        net.maps = MAPS;
+        net.w2.extend(array(MAPS * HIDDEN2, 1.0));
+        net.wm = array(MAP_INPUTS * MAPS, 0.3);
+        net.bm = array(MAPS, 1.0);
+        net
+    }
+
     /// [`FloatNet::random`] with `buckets` output buckets.
     pub fn random_with_buckets(hidden1: usize, buckets: usize, seed: u64) -> FloatNet {
         let mut rng = yolah::Rng::new(seed);
@@ -376,11 +486,14 @@ impl FloatNet {
                 .map(|_| (rng.below(1001) as f32 - 500.0) / 1000.0 * scale)
                 .collect()
         };
-        let [n1, nb1, n2, nb2, n3, nb3] = sizes(hidden1, buckets);
+        let [n1, nb1, n2, nb2, n3, nb3, ..] = sizes(hidden1, buckets, 0);
         FloatNet {
             hidden1,
             buckets,
             activation: Activation::Clipped,
+            maps: 0,
+            wm: Vec::new(),
+            bm: Vec::new(),
             w1: array(n1, 1.0),
             b1: array(nb1, 1.0),
             // Many first-layer outputs: smaller weights keep the second
@@ -396,6 +509,8 @@ impl FloatNet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const NO_MAPS: [Bitboard; 4] = [Bitboard::EMPTY; 4];
 
     #[test]
     fn every_width_round_trips_and_others_are_refused() {
@@ -492,7 +607,7 @@ mod tests {
         let theirs = super::super::active_features(&pos, side.opponent());
         let s = [0.5; SCALARS];
         let logits: Vec<f32> = (0..BUCKETS)
-            .map(|b| net.forward(&ours, &theirs, &s, b))
+            .map(|b| net.forward(&ours, &theirs, &s, &NO_MAPS, b))
             .collect();
         for b in 1..BUCKETS {
             assert_ne!(logits[b], logits[0]);
@@ -513,8 +628,8 @@ mod tests {
         assert!(copies.check().is_ok());
         for b in 0..BUCKETS {
             assert_eq!(
-                copies.forward(&ours, &theirs, &s, b),
-                plain.forward(&ours, &theirs, &s, 0)
+                copies.forward(&ours, &theirs, &s, &NO_MAPS, b),
+                plain.forward(&ours, &theirs, &s, &NO_MAPS, 0)
             );
         }
     }

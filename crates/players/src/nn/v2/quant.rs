@@ -14,15 +14,18 @@
 //! weights on the scalars are 32-bit at the same scale, with the scalars
 //! at 127. Its sums are 32-bit at `127 * Q2`, clipped and shifted back to
 //! 0..=127; the output weights use 256, so the output is at `127 * 256`
-//! per unit of logit.
+//! per unit of logit. A maps layer (`YOLAHNN6`) is at the first layer's
+//! scales: weights and sums at 127 in 16 bits ([`super::MAX_WM`] keeps
+//! them from overflowing), outputs clipped to bytes, second-layer weights
+//! on them 8-bit at `Q2`.
 
 use super::kernels::{affine, Group};
-use super::{Activation, FloatNet};
-use crate::eval::{decided_by_regions, features, Evaluator};
+use super::{Activation, FloatNet, MAPS};
+use crate::eval::{decided_by_regions, features_and_maps, Evaluator};
 use crate::nn::NetError;
-use crate::nn::{feature, quantised_scalars, HIDDEN2, INPUTS, SCALARS};
+use crate::nn::{feature, quantised_scalars, HIDDEN2, INPUTS, MAP_INPUTS, SCALARS};
 use crate::score::{expected_result, CENTIPOINTS_PER_LOGIT, DECIDED};
-use yolah::{Color, Move, Position};
+use yolah::{Bitboard, Color, Move, Position};
 
 /// Accumulator and first-layer weight scale: 1.0 is 127, and a clipped
 /// output is at most this.
@@ -55,6 +58,29 @@ pub struct QuantNet<const H: usize> {
     shift: u32,
     /// Whether the first layer's outputs are squared.
     squared: bool,
+    /// The layer on the maps, if the network has one.
+    maps: Option<Box<MapsLayer>>,
+}
+
+/// The layer on a position's maps, computed afresh at each evaluation.
+#[derive(Clone, Debug)]
+struct MapsLayer {
+    wm: [Accumulator<MAPS>; MAP_INPUTS],
+    bm: Accumulator<MAPS>,
+}
+
+impl MapsLayer {
+    /// Its clipped outputs for `maps`, 0 to 127.
+    #[inline]
+    fn outputs(&self, maps: &[Bitboard; 4]) -> [u8; MAPS] {
+        let mut sums = self.bm;
+        for (k, map) in maps.iter().enumerate() {
+            for sq in *map {
+                add(&mut sums, &self.wm[64 * k + sq.index()], 1);
+            }
+        }
+        first_outputs(&sums, |c| c as u8)
+    }
 }
 
 /// The layers after the first of one output bucket.
@@ -65,6 +91,9 @@ struct Later {
     w2: Box<[Group]>,
     /// Second-layer weights on the scalars, per scalar.
     w2_scalars: [[i32; HIDDEN2]; SCALARS],
+    /// Second-layer weights on the maps layer's outputs, four a group
+    /// (none without that layer).
+    w2_maps: Box<[Group]>,
     b2: [i32; HIDDEN2],
     w3: [i32; HIDDEN2],
     b3: i32,
@@ -72,6 +101,11 @@ struct Later {
 
 fn quantise(x: f32, scale: i32) -> i32 {
     (x * scale as f32).round() as i32
+}
+
+/// The first `N` weights of `v` at the first layer's scale.
+fn column<const N: usize>(v: &[f32]) -> Accumulator<N> {
+    Accumulator(std::array::from_fn(|j| quantise(v[j], QA) as i16))
 }
 
 impl<const H: usize> QuantNet<H> {
@@ -87,12 +121,15 @@ impl<const H: usize> QuantNet<H> {
                 widths: format!("{H}, the width this integer network was built for"),
             });
         }
-        let column = |v: &[f32]| Accumulator(std::array::from_fn(|j| quantise(v[j], QA) as i16));
-        let rows = 2 * H + SCALARS;
+        let rows = net.rows();
         let largest = net
             .w2
             .chunks_exact(rows * HIDDEN2)
-            .flat_map(|w2| &w2[..2 * H * HIDDEN2])
+            .flat_map(|w2| {
+                w2[..2 * H * HIDDEN2]
+                    .iter()
+                    .chain(&w2[(2 * H + SCALARS) * HIDDEN2..])
+            })
             .fold(0.0f32, |m, w| m.max(w.abs()));
         let shift = (MIN_SHIFT..=MAX_SHIFT)
             .rev()
@@ -103,21 +140,25 @@ impl<const H: usize> QuantNet<H> {
             .map(|b| {
                 let w2 = &net.w2[b * rows * HIDDEN2..(b + 1) * rows * HIDDEN2];
                 let (b2, w3) = (&net.b2[b * HIDDEN2..], &net.w3[b * HIDDEN2..]);
-                let groups = (0..2 * H / 4)
-                    .map(|g| {
-                        Group(std::array::from_fn(|n| {
-                            let (j, input) = (n / 4, 4 * g + n % 4);
-                            quantise(w2[input * HIDDEN2 + j], q2) as i8
-                        }))
-                    })
-                    .collect();
+                // Groups of four inputs from `first` on, `inputs` of them.
+                let groups = |first: usize, inputs: usize| {
+                    (0..inputs / 4)
+                        .map(|g| {
+                            Group(std::array::from_fn(|n| {
+                                let (j, input) = (n / 4, first + 4 * g + n % 4);
+                                quantise(w2[input * HIDDEN2 + j], q2) as i8
+                            }))
+                        })
+                        .collect()
+                };
                 let scalar_row = |k: usize| {
                     let row = (2 * H + k) * HIDDEN2;
                     std::array::from_fn(|j| quantise(w2[row + j], q2))
                 };
                 Later {
-                    w2: groups,
+                    w2: groups(0, 2 * H),
                     w2_scalars: std::array::from_fn(scalar_row),
+                    w2_maps: groups(2 * H + SCALARS, net.maps),
                     b2: std::array::from_fn(|j| quantise(b2[j], QA * q2)),
                     w3: std::array::from_fn(|j| quantise(w3[j], Q3)),
                     b3: quantise(net.b3[b], QA * Q3),
@@ -130,6 +171,12 @@ impl<const H: usize> QuantNet<H> {
             later,
             shift,
             squared: net.activation == Activation::Squared,
+            maps: (net.maps > 0).then(|| {
+                Box::new(MapsLayer {
+                    wm: std::array::from_fn(|i| column(&net.wm[i * MAPS..(i + 1) * MAPS])),
+                    bm: column(&net.bm),
+                })
+            }),
         })
     }
 
@@ -174,13 +221,15 @@ impl<const H: usize> QuantNet<H> {
     }
 
     /// The output at scale `QA * Q3` for `side` to move, through output
-    /// bucket `bucket`, with the scalars at scale `QA`.
+    /// bucket `bucket`, with the scalars at scale `QA` and the position's
+    /// `maps` (for a maps layer).
     #[inline]
     fn output(
         &self,
         acc: &Accumulators<H>,
         side: Color,
         scalars: &[i32; SCALARS],
+        maps: &[Bitboard; 4],
         bucket: usize,
     ) -> i32 {
         let later = &self.later[bucket];
@@ -197,7 +246,10 @@ impl<const H: usize> QuantNet<H> {
             true => first_outputs(acc, |c| ((c * c + QA as u16 / 2) / QA as u16) as u8),
         };
         let sums = affine(&outputs(&acc[side as usize]), ours, sums);
-        let sums = affine(&outputs(&acc[side.opponent() as usize]), theirs, sums);
+        let mut sums = affine(&outputs(&acc[side.opponent() as usize]), theirs, sums);
+        if let Some(layer) = &self.maps {
+            sums = affine(&layer.outputs(maps), &later.w2_maps, sums);
+        }
         let mut out = later.b3;
         let q2 = 1 << self.shift;
         for (&h, &w) in sums.iter().zip(&later.w3) {
@@ -207,17 +259,18 @@ impl<const H: usize> QuantNet<H> {
         out
     }
 
-    /// The logit for `side` to move with `free` free squares, from the
-    /// accumulators.
+    /// The logit for `side` to move with `free` free squares and `maps`,
+    /// from the accumulators.
     pub fn logit(
         &self,
         acc: &Accumulators<H>,
         side: Color,
         scalars: &[f32; SCALARS],
+        maps: &[Bitboard; 4],
         free: u32,
     ) -> f32 {
         let scalars = scalars.map(|s| quantise(s.clamp(-2.0, 2.0), QA));
-        self.output(acc, side, &scalars, self.bucket(free)) as f32 / (QA * Q3) as f32
+        self.output(acc, side, &scalars, maps, self.bucket(free)) as f32 / (QA * Q3) as f32
     }
 
     /// The expected result of `pos` for `color` (1 win, ½ draw, 0 loss):
@@ -270,12 +323,13 @@ impl<const H: usize> Evaluator for QuantNet<H> {
     }
 
     fn evaluate(&self, pos: &Position, acc: &Accumulators<H>, ply: u32) -> i32 {
-        let f = features(pos);
+        let (f, maps) = features_and_maps(pos);
         if let Some(decided) = decided_by_regions(&f, ply) {
             return decided;
         }
         let bucket = self.bucket(f.free as u32);
-        let out = self.output(acc, pos.side_to_move(), &quantised_scalars(&f, QA), bucket);
+        let scalars = quantised_scalars(&f, QA);
+        let out = self.output(acc, pos.side_to_move(), &scalars, &maps, bucket);
         let centipoints = i64::from(out) * i64::from(CENTIPOINTS_PER_LOGIT) / i64::from(QA * Q3);
         (centipoints as i32).clamp(-DECIDED + 1, DECIDED - 1)
     }
@@ -284,6 +338,7 @@ impl<const H: usize> Evaluator for QuantNet<H> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::{features, maps};
     use crate::nn::{active_features, scalars};
     use yolah::Rng;
 
@@ -305,8 +360,9 @@ mod tests {
                 let ours = active_features(&pos, side);
                 let theirs = active_features(&pos, side.opponent());
                 let free = pos.free().count();
-                let exact = float.forward(&ours, &theirs, &s, float.bucket(free));
-                let q = quant.logit(&acc, side, &s, free);
+                let m = maps(&pos);
+                let exact = float.forward(&ours, &theirs, &s, &m, float.bucket(free));
+                let q = quant.logit(&acc, side, &s, &m, free);
                 worst = worst.max((exact - q).abs());
                 total += (exact - q).abs();
                 count += 1;
@@ -348,6 +404,37 @@ mod tests {
         agrees_with_float::<256>(&squared(FloatNet::random(256, 2)), 10, 0.15);
         let bucketed = squared(FloatNet::random_with_buckets(128, buckets, 7));
         agrees_with_float::<128>(&bucketed, 10, 0.15);
+        // A maps layer (YOLAHNN6).
+        agrees_with_float::<128>(&FloatNet::random_with_maps(128, 8), 10, 0.15);
+        agrees_with_float::<256>(&FloatNet::random_with_maps(256, 9), 10, 0.15);
+    }
+
+    #[test]
+    fn a_maps_layer_at_its_bounds_neither_overflows_nor_disagrees() {
+        // Every maps weight at ±MAX_WM: sums of up to 3 × 56 squares and
+        // the bias must not wrap.
+        for sign in [1.0, -1.0] {
+            let mut net = FloatNet::random_with_maps(128, 10);
+            net.wm.fill(sign * super::super::MAX_WM);
+            net.bm.fill(sign * super::super::MAX_WM);
+            agrees_with_float::<128>(&net, 5, 0.15);
+        }
+    }
+
+    #[test]
+    fn the_maps_layer_changes_the_evaluation() {
+        let plain = FloatNet::random(128, 11);
+        let mut with = FloatNet::random_with_maps(128, 11);
+        let pos = Position::START;
+        let eval = |net: &FloatNet| {
+            let q = QuantNet::<128>::new(net).unwrap();
+            q.evaluate(&pos, &q.accumulators(&pos), 0)
+        };
+        assert_ne!(eval(&plain), eval(&with));
+        // With zero weights on its outputs the layer adds nothing.
+        let rows = with.w2.len() - MAPS * HIDDEN2;
+        with.w2[rows..].fill(0.0);
+        assert_eq!(eval(&plain), eval(&with));
     }
 
     #[test]
