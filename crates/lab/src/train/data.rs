@@ -1,11 +1,12 @@
 //! Training positions as the trainer holds them: the board from the side
 //! to move's point of view, the heuristic scalars (which no symmetry
 //! changes), the free squares (which choose the output bucket) and the
-//! target, 56 bytes a position.
+//! target, and the maps that a `--maps` network's extra layer reads, 88
+//! bytes a position.
 
 use crate::positions::Sample;
 use yolah::{Bitboard, Symmetry};
-use yolah_players::eval::features;
+use yolah_players::eval::features_and_maps;
 use yolah_players::nn::{scalars, SCALARS};
 use yolah_players::score::CENTIPOINTS_PER_LOGIT;
 
@@ -40,14 +41,15 @@ impl Encoded {
         let scale = CENTIPOINTS_PER_LOGIT as f32;
         let searched = 1.0 / (1.0 + (-f32::from(sample.score) / scale).exp());
         let lambda = if sample.exact { 0.0 } else { lambda };
+        let (features, maps) = features_and_maps(pos);
         Encoded {
             ours: pos.pieces(side),
             theirs: pos.pieces(side.opponent()),
             holes: pos.holes(),
-            scalars: scalars(&features(pos)),
+            scalars: scalars(&features),
             target: lambda * result + (1.0 - lambda) * searched,
             free: pos.free().count() as u8,
-            maps: yolah_players::eval::maps(pos),
+            maps,
         }
     }
 

@@ -561,6 +561,29 @@ mod tests {
     }
 
     #[test]
+    fn a_maps_layer_round_trips_and_only_yolahnn6_has_one() {
+        let net = FloatNet::random_with_maps(256, 3);
+        let bytes = net.to_bytes();
+        assert!(bytes.starts_with(b"YOLAHNN6"));
+        assert!(bytes.len() as u64 <= MAX_NET_BYTES);
+        assert_eq!(FloatNet::from_bytes(&bytes).unwrap(), net);
+        let e = |net: FloatNet| net.check().unwrap_err().to_string();
+        let narrow = FloatNet {
+            maps: 16,
+            ..net.clone()
+        };
+        assert!(e(narrow).contains("maps layer 16 wide"));
+        let bucketed = FloatNet {
+            buckets: BUCKETS,
+            ..net.clone()
+        };
+        assert!(e(bucketed).contains("YOLAHNN6: 32 wide, one output bucket"));
+        let mut short = net;
+        short.wm.pop();
+        assert!(e(short).contains("lengths"));
+    }
+
+    #[test]
     fn squared_outputs_are_the_clipped_ones_squared() {
         for (s, clipped, squared) in [(-0.5, 0.0, 0.0), (0.5, 0.5, 0.25), (1.5, 1.0, 1.0)] {
             assert_eq!(Activation::Clipped.apply(s), clipped);
