@@ -121,7 +121,7 @@ fn selfplay_then_train_then_play_with_the_new_net() {
     assert!(said.contains("best"), "{said}");
     fails_with(
         &[&args[..], &["--maps", "--buckets", "4"]].concat(),
-        "--maps makes a YOLAHNN6 network",
+        "clipped outputs: not with --buckets 4",
     );
 
     // Both networks measured on the labelled positions: a header, a line

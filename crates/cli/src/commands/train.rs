@@ -85,8 +85,18 @@ impl TrainArgs {
         if !valid_buckets(self.buckets) {
             bail!("--buckets {} must be 1 or {BUCKETS}", self.buckets);
         }
-        if self.maps && (self.buckets != 1 || self.activation != "clipped") {
-            bail!("--maps makes a YOLAHNN6 network, which has one output bucket and clipped outputs: not with --buckets {} or --activation {}", self.buckets, self.activation);
+        let conflicts: Vec<String> = [
+            (self.buckets != 1).then(|| format!("--buckets {}", self.buckets)),
+            (self.activation != "clipped").then(|| format!("--activation {}", self.activation)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if self.maps && !conflicts.is_empty() {
+            bail!(
+                "--maps makes a YOLAHNN6 network, which has one output bucket and clipped outputs: not with {}",
+                conflicts.join(" and ")
+            );
         }
         let learning_rate = self.learning_rate;
         if !(learning_rate.is_finite() && learning_rate > 0.0 && learning_rate < 1.0) {
