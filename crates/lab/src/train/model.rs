@@ -194,6 +194,8 @@ pub(super) struct Scratch {
     on: Vec<bool>,
     /// The maps layer's sums.
     msums: Vec<f32>,
+    /// The loss's gradient with respect to them.
+    d_msums: Vec<f32>,
 }
 
 impl Scratch {
@@ -203,6 +205,7 @@ impl Scratch {
             sums: vec![0.0; 2 * h],
             x: vec![0.0; layout.rows()],
             msums: vec![0.0; layout.maps],
+            d_msums: vec![0.0; layout.maps],
             d_sums: vec![0.0; 2 * h],
             d_both: vec![0.0; h],
             on: vec![false; h],
@@ -361,20 +364,21 @@ pub(super) fn loss_and_gradient(
     }
     if layout.maps > 0 {
         let base = 2 * h + SCALARS;
-        let mut d_m = vec![0.0f32; layout.maps];
-        for (t, d) in d_m.iter_mut().enumerate() {
-            let s = scratch.msums[t];
-            if s > 0.0 && s < 1.0 {
-                *d = dot16(&w2[(base + t) * HIDDEN2..(base + t + 1) * HIDDEN2], &d_z2);
-            }
+        let d_m = &mut scratch.d_msums;
+        for (t, (d, &s)) in d_m.iter_mut().zip(&scratch.msums).enumerate() {
+            *d = if s > 0.0 && s < 1.0 {
+                dot16(&w2[(base + t) * HIDDEN2..(base + t + 1) * HIDDEN2], &d_z2)
+            } else {
+                0.0
+            };
         }
-        for (g, d) in grads[layout.bm..layout.len].iter_mut().zip(&d_m) {
+        for (g, d) in grads[layout.bm..layout.len].iter_mut().zip(d_m.iter()) {
             *g += d;
         }
         let cols = &mut grads[layout.wm..layout.bm];
         for (k, map) in e.maps.iter().enumerate() {
             for sq in squares(*map) {
-                add_to_column(cols, &d_m, 64 * k + sq);
+                add_to_column(cols, d_m, 64 * k + sq);
             }
         }
     }
