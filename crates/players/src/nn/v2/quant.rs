@@ -464,10 +464,10 @@ mod tests {
         let mut rng = Rng::new(12);
         let full = Bitboard(u64::MAX);
         for i in 0..200 {
-            let mut maps: [Bitboard; 4] = std::array::from_fn(|_| Bitboard(rng.next_u64()));
-            if i < 2 {
-                maps = [Bitboard(0), full, full, full];
-            }
+            let maps: [Bitboard; 4] = match i {
+                0 => [Bitboard(0), full, full, full],
+                _ => std::array::from_fn(|_| Bitboard(rng.next_u64())),
+            };
             let mut sums = column::<MAPS>(&net.bm);
             for (k, map) in maps.iter().enumerate() {
                 for sq in *map {
