@@ -434,7 +434,7 @@ mod tests {
         agrees_with_float::<128>(&bucketed, 10, 0.15);
         // A maps layer (YOLAHNN6): maps100, the trained candidate
         // (nets/README.md), 0.23 logits at worst and 0.025 on average over
-        // these games, and random ones.
+        // these games; then random networks with the layer.
         let maps100 = FloatNet::from_bytes(include_bytes!("../../../nets/maps100.bin")).unwrap();
         agrees_with_float::<256>(&maps100, 20, 0.4);
         agrees_with_float::<128>(&FloatNet::random_with_maps(128, 8), 10, 0.15);
