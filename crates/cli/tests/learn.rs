@@ -224,6 +224,11 @@ fn bad_files_are_refused_with_a_reason() {
     );
     for (flag, value, says) in [
         ("--leak", "2", "--leak 2 must lie between 0 and 1"),
+        (
+            "--first-layer-rate",
+            "0",
+            "--first-layer-rate 0 must be above 0 and at most 1",
+        ),
         ("--activation", "relu", "possible values: clipped, squared"),
     ] {
         let out = path(&dir, "x.bin");

@@ -51,6 +51,11 @@ pub struct TrainArgs {
     /// AdamW's learning rate at the start (it falls to a tenth).
     #[arg(long, default_value_t = TrainConfig::default().learning_rate, allow_negative_numbers = true)]
     learning_rate: f32,
+    /// The first layer's share of the learning rate, above 0 and at most
+    /// 1: at 1 (every net up to maps100) many of its neurons end dead in a
+    /// wide layer
+    #[arg(long, default_value_t = TrainConfig::default().first_layer_rate, allow_negative_numbers = true)]
+    first_layer_rate: f32,
     /// The share of the gradient a first-layer neuron passes while its sum
     /// is clipped (at 0 or 1): above 0, a neuron that is off for every
     /// position can still learn its way back on. 0 is the exact gradient.
@@ -102,6 +107,10 @@ impl TrainArgs {
         if !(learning_rate.is_finite() && learning_rate > 0.0 && learning_rate < 1.0) {
             bail!("--learning-rate {learning_rate} must lie between 0 and 1");
         }
+        let first_layer_rate = self.first_layer_rate;
+        if !(first_layer_rate > 0.0 && first_layer_rate <= 1.0) {
+            bail!("--first-layer-rate {first_layer_rate} must be above 0 and at most 1");
+        }
         let leak = self.leak;
         if !(0.0..=1.0).contains(&leak) {
             bail!("--leak {leak} must lie between 0 and 1");
@@ -128,6 +137,7 @@ impl TrainArgs {
             threads: usize::from(self.threads),
             batch: self.batch as usize,
             learning_rate,
+            first_layer_rate,
             leak,
             activation: self.activation.parse().map_err(anyhow::Error::msg)?,
             maps: if self.maps {

@@ -94,6 +94,9 @@ pub struct TrainConfig {
     pub learning_rate: f32,
     /// AdamW weight decay.
     pub weight_decay: f32,
+    /// The first layer's share of the learning rate (1 for the nets up to
+    /// maps100; a half keeps fewer of its neurons dead).
+    pub first_layer_rate: f32,
     /// Positions per step.
     pub batch: usize,
     /// Share of positions held out for validation.
@@ -126,6 +129,7 @@ impl Default for TrainConfig {
             lambda: 0.3,
             learning_rate: 2e-3,
             weight_decay: 1e-5,
+            first_layer_rate: 1.0,
             batch: 1024,
             validation: 0.1,
             symmetries: true,
@@ -189,7 +193,7 @@ pub fn train(
         ..Layout::with_maps(config.hidden1, config.buckets, config.maps)
     };
     let mut params = model::initial(&layout, &mut rng);
-    let mut optimizer = AdamW::new(layout.rates(), config.weight_decay);
+    let mut optimizer = AdamW::new(layout.rates(config.first_layer_rate), config.weight_decay);
     let mut grads = vec![vec![0.0f32; layout.len]; PARTS];
     let mut scratch: Vec<Scratch> = (0..PARTS).map(|_| Scratch::new(&layout)).collect();
     let mut order: Vec<u32> = (0..training.len() as u32).collect();

@@ -75,13 +75,15 @@ impl Layout {
     /// move H / 128 times as far in a step of a wider network as in one of
     /// 128: its weights on those outputs step at 128 / H of the rate (as
     /// "maximal update" scaling does for hidden layers), every other
-    /// parameter at the full rate.
-    pub fn rates(&self) -> Vec<f32> {
+    /// parameter at the full rate, but the first layer's weights and
+    /// biases at `first_layer` times it.
+    pub fn rates(&self, first_layer: f32) -> Vec<f32> {
         let mut rates = vec![1.0; self.len];
         let share = BASE_WIDTH as f32 / self.hidden1 as f32;
         for bucket in 0..self.buckets {
             rates[self.on_outputs(bucket)].fill(share.min(1.0));
         }
+        rates[self.w1..self.w2].fill(first_layer);
         rates
     }
 
@@ -463,13 +465,19 @@ mod tests {
     }
 
     #[test]
-    fn only_a_wide_second_layer_steps_slower() {
-        assert!(Layout::new(128, 1).rates().iter().all(|&r| r == 1.0));
+    fn a_wide_second_layer_steps_slower_and_the_first_as_told() {
+        assert!(Layout::new(128, 1).rates(1.0).iter().all(|&r| r == 1.0));
         let layout = Layout::new(512, 1);
-        let rates = layout.rates();
+        let rates = layout.rates(0.5);
         let hidden_rows = layout.w2..layout.w2 + 2 * 512 * HIDDEN2;
         for (i, &rate) in rates.iter().enumerate() {
-            let expected = if hidden_rows.contains(&i) { 0.25 } else { 1.0 };
+            let expected = if hidden_rows.contains(&i) {
+                0.25
+            } else if i < layout.w2 {
+                0.5
+            } else {
+                1.0
+            };
             assert_eq!(rate, expected, "parameter {i}");
         }
     }
