@@ -6,16 +6,18 @@
 # search of their time and trained with candle, both as they were at commit
 # f871246: this script runs that commit's recipe (its own reproduce.sh,
 # about 35 minutes on 2 cores) in a copy of that commit, and compares the
-# results with the committed files here. gen3.bin and then default.bin (gen4)
-# are made by this tree's `yolah`: the previous net plays itself, the solver
-# labels what it settles, and the Rust trainer fits the next (README.md,
-# about 25 minutes more for gen3 and 80 for gen4 on 2 cores).
+# results with the committed files here. gen3.bin, gen4.bin and then
+# default.bin (maps100h) are made by this tree's `yolah`: the previous net
+# plays itself, the solver labels what it settles, and the Rust trainer fits
+# the next (README.md; about 25 minutes more for gen3, 80 for gen4 and 110
+# for maps100h on 2 cores).
 #
 #   bash crates/players/nets/reproduce.sh [WORKDIR] [FIRST]
 #
 # WORKDIR defaults to a fresh temp dir; FIRST=1 starts from the committed
 # gen0.bin instead of rebuilding it, FIRST=3 starts from the committed
-# gen2.bin, FIRST=4 makes gen4 alone from the committed gen3.bin.
+# gen2.bin, FIRST=4 makes gen4 and maps100h from the committed gen3.bin,
+# FIRST=5 makes maps100h alone from the committed gen4.bin.
 set -euo pipefail
 nets="$(cd "$(dirname "$0")" && pwd)"
 root="$(git -C "$nets" rev-parse --show-toplevel)"
@@ -56,9 +58,10 @@ fi
 (cd "$root" && cargo build --release --locked -q -p yolah-cli)
 yolah="$root/target/release/yolah"
 
-# generation NAME TEACHER SEED GAMES SHARDS_OF USED WIDTH EXPECTED
+# generation NAME TEACHER SEED GAMES SHARDS_OF USED EXPLORE EXPECTED TRAIN_FLAGS...
 generation() {
-    local name=$1 teacher=$2 seed=$3 games=$4 of=$5 used=$6 width=$7 expected=$8
+    local name=$1 teacher=$2 seed=$3 games=$4 of=$5 used=$6 explore=$7 expected=$8
+    shift 8
     local dir="$work/$name"
     mkdir -p "$dir"
     local shards=() labelled=()
@@ -66,18 +69,25 @@ generation() {
         local out="$dir/sp_$k.bin"
         if [ ! -f "$out.shard.json" ]; then
             "$yolah" selfplay --player "nn:depth=5,net=$teacher,asp=0,tm=0,hash=16,nwr=0,xr=0" --games "$games" \
-                --seed "$seed" --threads 2 --shard "$k/$of" --out "$out"
+                --seed "$seed" --explore "$explore" --threads 2 --shard "$k/$of" --out "$out"
         fi
         shards+=("$out")
         labelled+=("$dir/exact/sp_$k.bin")
     done
     "$yolah" label --data "${shards[@]}" --out-dir "$dir/exact" --threads 2
     "$yolah" train --data "${labelled[@]}" --out "$dir/$name.bin" --epochs 12 --seed 1 --dedup \
-        --width "$width" --batch 512 --threads 2
+        --batch 512 --threads 2 "$@"
     same "$dir/$name.bin" "$expected"
 }
 
+# gen3 and gen4 stepped the first layer at the full rate, maps100h at half.
 if [ "$first" -le 3 ]; then
-    generation gen3 "$nets/gen2.bin" 3201 100000 50 28 128 "$nets/gen3.bin"
+    generation gen3 "$nets/gen2.bin" 3201 100000 50 28 0 "$nets/gen3.bin" --width 128 --first-layer-rate 1
 fi
-generation gen4 "$nets/gen3.bin" 4201 400000 200 74 256 "$nets/default.bin"
+if [ "$first" -le 4 ]; then
+    generation gen4 "$nets/gen3.bin" 4201 400000 200 74 0 "$nets/gen4.bin" --width 256 --first-layer-rate 1
+fi
+# gen4's games, straying one move in ten while more than 26 squares are
+# free, and a layer on the maps.
+generation maps100h "$nets/gen4.bin" 4401 400000 200 100 0.1 "$nets/default.bin" \
+    --width 256 --maps --first-layer-rate 0.5

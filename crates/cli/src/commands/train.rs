@@ -52,8 +52,8 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = TrainConfig::default().learning_rate, allow_negative_numbers = true)]
     learning_rate: f32,
     /// The first layer's share of the learning rate, above 0 and at most
-    /// 1: at 1 (every net up to maps100) many of its neurons end dead in a
-    /// wide layer
+    /// 1: the default, a half, leaves fewer of a wide layer's neurons dead
+    /// than 1 (the rate of every net up to maps100).
     #[arg(long, default_value_t = TrainConfig::default().first_layer_rate, allow_negative_numbers = true)]
     first_layer_rate: f32,
     /// The share of the gradient a first-layer neuron passes while its sum

@@ -94,8 +94,9 @@ pub struct TrainConfig {
     pub learning_rate: f32,
     /// AdamW weight decay.
     pub weight_decay: f32,
-    /// The first layer's share of the learning rate (1 for the nets up to
-    /// maps100; a half keeps fewer of its neurons dead).
+    /// The first layer's share of the learning rate: a half (the default,
+    /// and maps100h's) keeps fewer of its neurons dead than 1 (the nets up to
+    /// maps100).
     pub first_layer_rate: f32,
     /// Positions per step.
     pub batch: usize,
@@ -129,7 +130,7 @@ impl Default for TrainConfig {
             lambda: 0.3,
             learning_rate: 2e-3,
             weight_decay: 1e-5,
-            first_layer_rate: 1.0,
+            first_layer_rate: 0.5,
             batch: 1024,
             validation: 0.1,
             symmetries: true,

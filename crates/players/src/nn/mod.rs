@@ -14,12 +14,12 @@
 //!   then with the scalars H + 6 → 16 (clipped ReLU) → 1, the logit of the
 //!   side to move's expected result; H a multiple of 16 up to
 //!   [`MAX_HIDDEN1`] (128).
-//! * `YOLAHNN2` ([`v2`]; gen3 on, the shipped gen4 is 256 wide): the same
-//!   first layer from both points of view, 2 × H + 6 → 16 → 1, H one of
-//!   [`v2::WIDTHS`] (up to [`v2::MAX_HIDDEN1`], 1024); and its variants
-//!   with output buckets (`YOLAHNN3`), squared first-layer outputs
-//!   (`YOLAHNN4`), both (`YOLAHNN5`), or a second, narrow first layer on
-//!   the position's maps of territory and reach (`YOLAHNN6`).
+//! * `YOLAHNN2` ([`v2`]; gen3 and gen4): the same first layer from both
+//!   points of view, 2 × H + 6 → 16 → 1, H one of [`v2::WIDTHS`] (up to
+//!   [`v2::MAX_HIDDEN1`], 1024); and its variants with output buckets
+//!   (`YOLAHNN3`), squared first-layer outputs (`YOLAHNN4`), both
+//!   (`YOLAHNN5`), or a second, narrow first layer on the position's maps
+//!   of territory and reach (`YOLAHNN6`: the shipped net, 256 wide).
 //!
 //! [`INPUTS`], [`SCALARS`] and [`HIDDEN2`] are both formats'; the other
 //! constants here are the first format's.
