@@ -9,7 +9,7 @@
 # results with the committed files here. gen3.bin, gen4.bin and then
 # default.bin (maps100h) are made by this tree's `yolah`: the previous net
 # plays itself, the solver labels what it settles, and the Rust trainer fits
-# the next (README.md; about 25 minutes more for gen3, 80 for gen4 and 110
+# the next (README.md; about 25 minutes more for gen3, 80 for gen4 and 90
 # for maps100h on 2 cores).
 #
 #   bash crates/players/nets/reproduce.sh [WORKDIR] [FIRST]
