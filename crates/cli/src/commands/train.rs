@@ -51,9 +51,10 @@ pub struct TrainArgs {
     /// AdamW's learning rate at the start (it falls to a tenth).
     #[arg(long, default_value_t = TrainConfig::default().learning_rate, allow_negative_numbers = true)]
     learning_rate: f32,
-    /// The first layer's share of the learning rate, above 0 and at most
-    /// 1: the default, a half, leaves fewer of a wide layer's neurons dead
-    /// than 1 (the rate of every net up to maps100).
+    /// The piece-square first layer's share of the learning rate (the maps
+    /// layer keeps the full rate), above 0 and at most 1: the default, a
+    /// half, leaves fewer of a wide layer's neurons dead than 1 (the rate
+    /// of every net up to maps100).
     #[arg(long, default_value_t = TrainConfig::default().first_layer_rate, allow_negative_numbers = true)]
     first_layer_rate: f32,
     /// The share of the gradient a first-layer neuron passes while its sum

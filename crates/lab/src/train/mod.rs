@@ -94,9 +94,9 @@ pub struct TrainConfig {
     pub learning_rate: f32,
     /// AdamW weight decay.
     pub weight_decay: f32,
-    /// The first layer's share of the learning rate: a half (the default,
-    /// and maps100h's) keeps fewer of its neurons dead than 1 (the nets up to
-    /// maps100).
+    /// The piece-square first layer's share of the learning rate (the maps
+    /// layer keeps the full rate): a half (the default, and maps100h's)
+    /// keeps fewer of its neurons dead than 1 (the nets up to maps100).
     pub first_layer_rate: f32,
     /// Positions per step.
     pub batch: usize,

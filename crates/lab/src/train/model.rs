@@ -75,8 +75,9 @@ impl Layout {
     /// move H / 128 times as far in a step of a wider network as in one of
     /// 128: its weights on those outputs step at 128 / H of the rate (as
     /// "maximal update" scaling does for hidden layers), every other
-    /// parameter at the full rate, but the first layer's weights and
-    /// biases at `first_layer` times it.
+    /// parameter at the full rate, but the piece-square first layer's
+    /// weights and biases at `first_layer` times it (the maps layer, if
+    /// any, at the full rate).
     pub fn rates(&self, first_layer: f32) -> Vec<f32> {
         let mut rates = vec![1.0; self.len];
         let share = BASE_WIDTH as f32 / self.hidden1 as f32;
