@@ -1,6 +1,7 @@
 //! Labelling training positions again, better than the search that played
 //! them: positions the exact solver settles within a small budget get their
-//! proven result, the others (optionally) a deeper search's score.
+//! proven result (or, with [`LabelConfig::margin`], their proven final
+//! margin), the others (optionally) a deeper search's score.
 //!
 //! A labelled file is a training file like any other (positions in the
 //! order of its source), written with a manifest `OUT.label.json` that says
@@ -14,7 +15,7 @@
 //! number of threads.
 
 use crate::manifest::{self, checksum_of, write_atomically, VERSION};
-use crate::positions::{self, DataError, Sample, EXACT_WIN};
+use crate::positions::{self, DataError, Sample, CENTIPOINTS_PER_POINT, EXACT_WIN};
 use serde::{Deserialize, Serialize};
 use yolah::rng::game_seed;
 use yolah_players::solve::{Limits, Solver};
@@ -35,6 +36,11 @@ pub struct LabelConfig {
     pub player: Option<String>,
     /// The players' seed (each block's player is seeded from it).
     pub seed: u64,
+    /// Whether the solver proves the final margin (a full-window solve,
+    /// dearer than the result's null window) and the label is that margin,
+    /// [`CENTIPOINTS_PER_POINT`] a point, rather than a win, draw or loss.
+    #[serde(default)]
+    pub margin: bool,
 }
 
 /// What a labelled file holds: written next to it as `OUT.label.json`.
@@ -84,9 +90,9 @@ impl LabelManifest {
     }
 }
 
-/// The label of one position: the solver's proven result if it finds one
-/// within the budget (positions with few free squares only), else the
-/// player's score, else the sample as it was. Returns the sample and
+/// The label of one position: the solver's proven result (or margin) if it
+/// finds one within the budget (positions with few free squares only), else
+/// the player's score, else the sample as it was. Returns the sample and
 /// whether it was solved or searched.
 fn label_one(
     sample: &Sample,
@@ -100,9 +106,18 @@ fn label_one(
             nodes: Some(config.solve_nodes),
             time: None,
         };
-        if let Some((sign, _)) = solver.result_within(pos, limits, &Stop::new()) {
+        let proven = if config.margin {
+            solver
+                .solve_within(pos, limits, &Stop::new())
+                .map(|s| s.margin as i16 * CENTIPOINTS_PER_POINT)
+        } else {
+            solver
+                .result_within(pos, limits, &Stop::new())
+                .map(|(sign, _)| EXACT_WIN * sign as i16)
+        };
+        if let Some(score) = proven {
             let exact = Sample {
-                score: EXACT_WIN * sign as i16,
+                score,
                 exact: true,
                 ..*sample
             };
@@ -232,6 +247,7 @@ mod tests {
             solve_nodes: 100_000,
             player: Some("alphabeta:depth=2".into()),
             seed: 1,
+            margin: false,
         };
         let (labelled, exact, searched) = label(&samples, &config, 2, &|_| {}).unwrap();
         assert_eq!(labelled.len(), samples.len());
@@ -255,6 +271,36 @@ mod tests {
     }
 
     #[test]
+    fn with_margins_the_proven_ones_are_the_final_margins() {
+        let samples = selfplay(&Run::new("alphabeta:depth=1", 4, 7), 1, &|_| {}).unwrap();
+        let config = LabelConfig {
+            exact_free: 12,
+            solve_nodes: 1_000_000,
+            player: None,
+            seed: 0,
+            margin: true,
+        };
+        let (labelled, exact, searched) = label(&samples, &config, 2, &|_| {}).unwrap();
+        assert!(exact > 10 && searched == 0, "{exact} solved");
+        let mut wide = 0;
+        for (before, after) in samples.iter().zip(&labelled) {
+            if after.exact {
+                let (margin, _) = margin_plain(&after.pos, u64::MAX).unwrap();
+                assert_eq!(after.score, margin as i16 * CENTIPOINTS_PER_POINT);
+                wide += usize::from(margin.abs() > 1);
+            } else {
+                assert_eq!(after, before, "kept as it was");
+            }
+        }
+        assert!(wide > 0, "some margins are more than a point");
+        // Labelled files hold them.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.bin").to_str().unwrap().to_string();
+        positions::write(&path, &labelled).unwrap();
+        assert_eq!(positions::read(&path).unwrap(), labelled);
+    }
+
+    #[test]
     fn a_labelled_file_is_not_labelled_twice() {
         let dir = tempfile::tempdir().unwrap();
         let source = dir.path().join("in.bin").to_str().unwrap().to_string();
@@ -269,6 +315,7 @@ mod tests {
             solve_nodes: 10_000,
             player: None,
             seed: 0,
+            margin: false,
         };
         let (m, ran) = label_file(&source, &config, 1, &out, &|_| {}).unwrap();
         assert!(ran && m.exact > 0 && m.searched == 0);

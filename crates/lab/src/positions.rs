@@ -13,7 +13,7 @@
 //! | 26..28 | ply (`u16`; the side to move is Black on even plies) |
 //! | 28..30 | search score for the side to move (`i16`, centipoints; a Monte Carlo win rate is converted, see [`Score::centipoints`](yolah_players::Score::centipoints)) |
 //! | 30 | final result for the side to move (`i8`: 1 win, 0 draw, -1 loss) |
-//! | 31 | flags: 1 if the score is exact (see [`Sample::exact`]), else 0 |
+//! | 31 | flags: 1 if the score is exact, a proven result or margin (see [`Sample::exact`]), else 0 |
 
 use crate::shard::IncompleteShards;
 use std::fmt;
@@ -179,7 +179,8 @@ pub enum BadSample {
     Result(i8),
     /// Its flags are not 0 or 1: the byte read.
     Flags(u8),
-    /// It is flagged exact but its score is not a win, a draw or a loss.
+    /// It is flagged exact but its score is neither a win, a draw or a loss
+    /// nor a proven margin.
     ExactScore(i16),
 }
 
@@ -192,7 +193,9 @@ impl fmt::Display for BadSample {
             BadSample::Flags(x) => write!(f, "flags {x} are not 0 or 1"),
             BadSample::ExactScore(score) => write!(
                 f,
-                "an exact score of {score} is not a win ({EXACT_WIN}), a draw (0) or a loss"
+                "an exact score of {score} is not a win ({EXACT_WIN}), a draw (0), a loss \
+                 (-{EXACT_WIN}) or a proven margin (a multiple of {CENTIPOINTS_PER_POINT} \
+                 from -{MAX_MARGIN} to {MAX_MARGIN})"
             ),
         }
     }
@@ -209,15 +212,29 @@ pub struct Sample {
     pub score: i16,
     /// How the game ended for the side to move: 1, 0 or -1.
     pub result: i8,
-    /// Whether `score` is the proven result with best play rather than a
-    /// search's estimate: then it is [`EXACT_WIN`], 0 or −[`EXACT_WIN`]
-    /// (see [`crate::label`]).
+    /// Whether `score` is proven with best play rather than a search's
+    /// estimate: then it is the result, [`EXACT_WIN`], 0 or −[`EXACT_WIN`],
+    /// or the final margin in centipoints, [`CENTIPOINTS_PER_POINT`] a
+    /// point (`yolah label --exact-margin`; see [`crate::label`]).
     pub exact: bool,
 }
 
 /// The score of a proven win, in an exact sample: far enough out that its
 /// sigmoid, the training target, is 1 in `f32`.
 pub const EXACT_WIN: i16 = 30_000;
+
+/// Centipoints per point of a proven margin, the players' scale (see
+/// [`yolah_players::score`]).
+pub const CENTIPOINTS_PER_POINT: i16 = 100;
+
+/// The largest proven margin an exact sample holds, in centipoints: 64
+/// points, more than a game has moves.
+pub const MAX_MARGIN: i16 = 64 * CENTIPOINTS_PER_POINT;
+
+/// Whether `score` may be an exact sample's: a proven result or margin.
+fn is_exact_score(score: i16) -> bool {
+    score.abs() == EXACT_WIN || (score.abs() <= MAX_MARGIN && score % CENTIPOINTS_PER_POINT == 0)
+}
 
 impl Sample {
     /// The sample as a record of the file format.
@@ -261,7 +278,7 @@ impl Sample {
             other => return Err(BadSample::Flags(other)),
         };
         let score = i16::from_le_bytes([b[28], b[29]]);
-        if exact && ![-EXACT_WIN, 0, EXACT_WIN].contains(&score) {
+        if exact && !is_exact_score(score) {
             return Err(BadSample::ExactScore(score));
         }
         Ok(Sample {

@@ -418,7 +418,7 @@ fn concatenate(shards: &[(Shard, (ShardManifest, &String))], tmp: &str) -> Resul
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::positions::{read, BadSample, EXACT_WIN};
+    use crate::positions::{read, BadSample, CENTIPOINTS_PER_POINT, EXACT_WIN, MAX_MARGIN};
 
     #[test]
     fn selfplay_round_trips_through_the_file_and_is_deterministic() {
@@ -446,14 +446,24 @@ mod tests {
         std::fs::write(path, bad).unwrap();
         let e = read(path).unwrap_err().to_string();
         assert!(e.contains("record 1: bad position"), "{e}");
-        // The flags byte: exact samples round trip, other flags and exact
-        // scores that are no result are refused.
+        // The flags byte: exact samples round trip (results and margins),
+        // other flags and exact scores that are neither are refused.
         let exact = Sample {
             score: -EXACT_WIN,
             exact: true,
             ..a[3]
         };
         assert_eq!(Sample::from_bytes(&exact.to_bytes()), Ok(exact));
+        let margin = Sample {
+            score: -7 * CENTIPOINTS_PER_POINT,
+            ..exact
+        };
+        assert_eq!(Sample::from_bytes(&margin.to_bytes()), Ok(margin));
+        let beyond = Sample {
+            score: MAX_MARGIN + CENTIPOINTS_PER_POINT,
+            ..exact
+        };
+        assert!(Sample::from_bytes(&beyond.to_bytes()).is_err());
         let mut flags = a[3].to_bytes();
         flags[31] = 2;
         assert_eq!(Sample::from_bytes(&flags), Err(BadSample::Flags(2)));

@@ -33,6 +33,11 @@ pub struct LabelArgs {
     /// (without it they keep their score).
     #[arg(long)]
     player: Option<String>,
+    /// Label the solved positions with their proven final margin (100
+    /// centipoints a point) rather than a win, draw or loss; the solver
+    /// then needs a full window, so fewer settle within --solve-nodes.
+    #[arg(long)]
+    exact_margin: bool,
     /// Seed of the player.
     #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
@@ -52,6 +57,7 @@ impl LabelArgs {
             solve_nodes: self.solve_nodes,
             player: self.player.clone(),
             seed: self.seed,
+            margin: self.exact_margin,
         };
         let threads = usize::from(self.threads);
         let (mut positions, mut solved, mut searched) = (0, 0, 0);

@@ -32,8 +32,9 @@ pub(super) struct Encoded {
 
 impl Encoded {
     /// `sample` with its target `lambda * result + (1 - lambda) *
-    /// sigmoid(score / 400)`, or the proven result alone (1, ½ or 0) when
-    /// the sample is exact.
+    /// sigmoid(score / 400)`, or the proven score alone when the sample is
+    /// exact: a result (1, ½ or 0) or a margin (`sigmoid(margin / 4)`, at
+    /// 100 centipoints a point).
     pub fn new(sample: &Sample, lambda: f32) -> Encoded {
         let pos = &sample.pos;
         let side = pos.side_to_move();

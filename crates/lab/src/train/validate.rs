@@ -30,8 +30,9 @@ pub struct Validation {
 const BLOCK: usize = 4096;
 
 /// The losses of `net` on `samples`, the target made as `yolah train`
-/// makes it with `lambda` (a proven result alone for an exact sample), on
-/// `threads` threads (the figures do not depend on their number).
+/// makes it with `lambda` (a proven result or margin alone for an exact
+/// sample), on `threads` threads (the figures do not depend on their
+/// number).
 pub fn validate(
     net: &FloatNet,
     samples: &[Sample],
