@@ -108,8 +108,8 @@ fn label_one(
         };
         let proven = if config.margin {
             solver
-                .solve_within(pos, limits, &Stop::new())
-                .map(|s| s.margin as i16 * CENTIPOINTS_PER_POINT)
+                .margin_within(pos, limits, &Stop::new())
+                .map(|(margin, _)| margin as i16 * CENTIPOINTS_PER_POINT)
         } else {
             solver
                 .result_within(pos, limits, &Stop::new())

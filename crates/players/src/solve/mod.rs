@@ -106,9 +106,8 @@ impl Solver {
         limits: Limits,
         stop: &Stop,
     ) -> Option<Solution> {
-        self.start(limits, stop);
+        let (margin, best_move) = self.margin_within(pos, limits, stop)?;
         let started = self.clock.clone();
-        let (margin, best_move) = self.root(pos, -INF, INF)?;
         // The margin is proven: the line to it is built without the limits
         // (mostly from the table), unless someone asks to stop.
         self.node_limit = u64::MAX;
@@ -124,6 +123,20 @@ impl Solver {
             nodes: self.nodes,
             seconds: started.seconds(),
         })
+    }
+
+    /// The final margin of `pos` with best play and a move that gets it,
+    /// within `limits`: [`Solver::solve_within`] without the line, for
+    /// callers that want the number only. `None` if the game is over or
+    /// the solve gave up.
+    pub fn margin_within(
+        &mut self,
+        pos: &Position,
+        limits: Limits,
+        stop: &Stop,
+    ) -> Option<(i32, Move)> {
+        self.start(limits, stop);
+        self.root(pos, -INF, INF)
     }
 
     /// Whether `pos` is won, drawn or lost (1, 0 or -1) and a move that
