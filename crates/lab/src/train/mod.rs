@@ -3,11 +3,13 @@
 //! The target of a position mixes how the game ended and what the search
 //! thought: `lambda * result + (1 - lambda) * sigmoid(score / 400)` (400 is
 //! `CENTIPOINTS_PER_LOGIT`, the network's own output scale), results
-//! as 1, ½, 0 for the side to move. The loss is the mean squared error of
-//! `sigmoid(logit)`, minimised by AdamW. Weights start from our own seeded
-//! generator and batches are shuffled by it, so a seed gives the same
-//! network, whatever the number of threads: a batch is cut into
-//! [`PARTS`] parts whose gradients are computed apart and added in order.
+//! as 1, ½, 0 for the side to move; a position `yolah label` solved takes
+//! its proven score alone (a result, or a margin with `--exact-margin`).
+//! The loss is the mean squared error of `sigmoid(logit)`, minimised by
+//! AdamW. Weights start from our own seeded generator and batches are
+//! shuffled by it, so a seed gives the same network, whatever the number of
+//! threads: a batch is cut into [`PARTS`] parts whose gradients are
+//! computed apart and added in order.
 //!
 //! Every time a training position is used it is shown in one of its eight
 //! symmetric images, picked at random (the game and the heuristic scalars
