@@ -141,3 +141,19 @@ fn an_endless_input_line_is_refused() {
         "{err}"
     );
 }
+
+/// An engine that dies mid-game stops the game with its reason and a
+/// failing exit, as a match would forfeit it; no move is played for it.
+#[test]
+fn a_crashing_engine_stops_the_game() {
+    let zoo = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/zoo.py");
+    let black = format!("engine:cmd=python3 {zoo} crash 3,time=200ms,timeout=5s");
+    let (ok, out, err) = play(&["--black", &black, "--white", "random"], "");
+    assert!(!ok, "{out}\n{err}");
+    assert_eq!(out.matches("black (engine:").count(), 2, "{out}");
+    assert!(
+        err.contains("the game stops: black (")
+            && err.contains("forfeits: the engine exited (exit status: 3); its last words on stderr: zoo: crashing at move 3"),
+        "{err}"
+    );
+}

@@ -1,12 +1,12 @@
 //! `yolah play`: a game in the terminal, for people and computer players.
 
 use crate::args::StartArgs;
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use std::io::{BufRead, IsTerminal, Read, Write};
 use yolah::record::GameRecord;
 use yolah::{Color, Move, Position, Square};
-use yolah_players::{from_spec, from_spec_with_threads, Player};
+use yolah_players::{from_spec, from_spec_with_threads, Player, Search, Stop};
 
 /// The player that answers `hint`.
 const HINT_SPEC: &str = "alphabeta:time=500ms";
@@ -210,7 +210,11 @@ impl Game<'_> {
         }
         let side = pos.side_to_move();
         if let Seat::Computer(player) = &mut self.seats[side as usize] {
-            let a = player.analyse(&pos);
+            // A failing engine stops the game with its reason, as a match
+            // would forfeit it, rather than have a move played for it.
+            let a = player
+                .try_search(&pos, Search::new(&Stop::new()))
+                .map_err(|f| anyhow!("the game stops: {side} ({}) forfeits: {f}", player.spec()))?;
             writeln!(self.out, "{side} ({}) plays {}", player.spec(), a.best_move)?;
             pos.check_move(a.best_move)
                 .with_context(|| format!("{} chose an illegal move", player.spec()))?;
