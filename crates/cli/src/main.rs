@@ -7,6 +7,7 @@
 
 mod args;
 mod commands;
+mod paths;
 mod progress;
 
 use anyhow::Result;

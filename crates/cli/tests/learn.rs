@@ -252,3 +252,69 @@ fn bad_files_are_refused_with_a_reason() {
         "into itself",
     );
 }
+
+/// Outputs are checked before any work: none may replace an input (however
+/// its path is spelled), and one that cannot be written is said at once,
+/// not after hours of training or labelling.
+#[test]
+fn outputs_that_would_replace_inputs_or_cannot_be_written_are_refused_first() {
+    let dir = work_dir();
+    let data = path(&dir, "d.bin");
+    ok(&[
+        "selfplay",
+        "--player",
+        "alphabeta:depth=1",
+        "--games",
+        "2",
+        "--out",
+        &data,
+    ]);
+    let before = std::fs::read(&data).unwrap();
+    let dot = path(dir.path().join("."), "d.bin");
+    let here = dir.path().to_string_lossy().into_owned();
+    fails_with(
+        &["label", "--data", &data, "--out-dir", &here],
+        "which is the input",
+    );
+    fails_with(
+        &["train", "--data", &data, "--out", &dot],
+        "would replace it",
+    );
+    fails_with(&["merge", "--out", &dot, &data], "would replace it");
+    assert_eq!(
+        std::fs::read(&data).unwrap(),
+        before,
+        "the input is untouched"
+    );
+    let nowhere = path(dir.path().join("no/such/dir"), "x.bin");
+    fails_with(
+        &["train", "--data", &data, "--out", &nowhere],
+        "cannot be written",
+    );
+    fails_with(
+        &[
+            "tune",
+            "--out",
+            &nowhere,
+            "--generations",
+            "1",
+            "--population",
+            "2",
+        ],
+        "cannot be written",
+    );
+    // A player without scores cannot label, as it cannot play self-play.
+    let labelled = path(&dir, "l");
+    fails_with(
+        &[
+            "label",
+            "--data",
+            &data,
+            "--out-dir",
+            &labelled,
+            "--player",
+            "random",
+        ],
+        "gives no score to learn from",
+    );
+}

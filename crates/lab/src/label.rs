@@ -93,13 +93,14 @@ impl LabelManifest {
 /// The label of one position: the solver's proven result (or margin) if it
 /// finds one within the budget (positions with few free squares only), else
 /// the player's score, else the sample as it was. Returns the sample and
-/// whether it was solved or searched.
+/// whether it was solved or searched; a player that gives no score (such
+/// as `random`) is refused, as self-play refuses it.
 fn label_one(
     sample: &Sample,
     config: &LabelConfig,
     solver: &mut Solver,
     player: Option<&mut Box<dyn yolah_players::Player>>,
-) -> (Sample, Outcome) {
+) -> Result<(Sample, Outcome), DataError> {
     let pos = &sample.pos;
     if pos.free().count() <= config.exact_free {
         let limits = Limits {
@@ -121,13 +122,17 @@ fn label_one(
                 exact: true,
                 ..*sample
             };
-            return (exact, Outcome::Solved);
+            return Ok((exact, Outcome::Solved));
         }
     }
     match player {
         Some(player) => {
             let score = match player.analyse(pos).score {
-                Score::Unknown => sample.score,
+                Score::Unknown => {
+                    return Err(DataError::NoScore {
+                        spec: config.player.clone().unwrap_or_default(),
+                    })
+                }
                 s => s.centipoints().unwrap_or(0).clamp(-30_000, 30_000) as i16,
             };
             let searched = Sample {
@@ -135,9 +140,9 @@ fn label_one(
                 exact: false,
                 ..*sample
             };
-            (searched, Outcome::Searched)
+            Ok((searched, Outcome::Searched))
         }
-        None => (*sample, Outcome::Kept),
+        None => Ok((*sample, Outcome::Kept)),
     }
 }
 
@@ -173,12 +178,10 @@ pub fn label(
                 ),
                 None => None,
             };
-            Ok::<_, DataError>(
-                blocks[b]
-                    .iter()
-                    .map(|s| label_one(s, config, &mut solver, player.as_mut()))
-                    .collect::<Vec<_>>(),
-            )
+            blocks[b]
+                .iter()
+                .map(|s| label_one(s, config, &mut solver, player.as_mut()))
+                .collect::<Result<Vec<_>, DataError>>()
         },
         progress,
     )?;
@@ -268,6 +271,25 @@ mod tests {
         }
         let (again, ..) = label(&samples, &config, 1, &|_| {}).unwrap();
         assert_eq!(again, labelled, "the same labels on any number of threads");
+    }
+
+    #[test]
+    fn a_player_without_scores_is_refused() {
+        let samples = selfplay(&Run::new("alphabeta:depth=1", 2, 5), 1, &|_| {}).unwrap();
+        let config = LabelConfig {
+            exact_free: 0,
+            solve_nodes: 1,
+            player: Some("random".into()),
+            seed: 1,
+            margin: false,
+        };
+        let e = label(&samples, &config, 1, &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("\"random\" gives no score to learn from"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -115,8 +115,8 @@ impl fmt::Display for DataError {
             DataError::Spec(e) => write!(f, "{e}"),
             DataError::NoScore { spec } => write!(
                 f,
-                "{spec:?} gives no score to learn from: self-play needs a player that values \
-                 positions (alphabeta, nn, mcts, mc)"
+                "{spec:?} gives no score to learn from: self-play and labels need a player \
+                 that values positions (alphabeta, nn, mcts, mc)"
             ),
             DataError::Io {
                 action,

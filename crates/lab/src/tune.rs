@@ -35,7 +35,12 @@ pub enum TuneError {
         error: serde_json::Error,
     },
     /// The checkpoint is for other settings.
-    OtherSettings(TuneSettings),
+    OtherSettings {
+        /// The checkpoint's.
+        found: TuneSettings,
+        /// This run's.
+        wanted: TuneSettings,
+    },
     /// Saving a generation's checkpoint failed.
     Save(std::io::Error),
 }
@@ -47,9 +52,10 @@ impl fmt::Display for TuneError {
             TuneError::NotACheckpoint { path, error } => {
                 write!(f, "{path} is not a checkpoint: {error}")
             }
-            TuneError::OtherSettings(s) => write!(
+            TuneError::OtherSettings { found, wanted } => write!(
                 f,
-                "the checkpoint is for other settings ({s:?}); start afresh without --resume"
+                "the checkpoint is for other settings ({}); start afresh without --resume",
+                found.differences(wanted).join(", ")
             ),
             TuneError::Save(e) => write!(f, "{e}"),
         }
@@ -71,6 +77,37 @@ pub struct TuneSettings {
     pub seed: u64,
     /// Search depth of both sides in fitness games.
     pub depth: u32,
+}
+
+impl TuneSettings {
+    /// Where `self` and `other` differ, as `yolah tune`'s options: for
+    /// example `--generations 2 where this run has 3`.
+    pub fn differences(&self, other: &TuneSettings) -> Vec<String> {
+        let fields = [
+            (
+                "--population",
+                self.population as u64,
+                other.population as u64,
+            ),
+            (
+                "--generations",
+                self.generations.into(),
+                other.generations.into(),
+            ),
+            (
+                "--games-per-eval",
+                self.games_per_eval,
+                other.games_per_eval,
+            ),
+            ("--seed", self.seed, other.seed),
+            ("--depth", self.depth.into(), other.depth.into()),
+        ];
+        fields
+            .iter()
+            .filter(|(_, a, b)| a != b)
+            .map(|(name, a, b)| format!("{name} {a} where this run has {b}"))
+            .collect()
+    }
 }
 
 /// One generation's summary.
@@ -254,7 +291,10 @@ pub fn run(
     let mut state = match resume {
         Some(c) => {
             if c.settings != *settings {
-                return Err(TuneError::OtherSettings(c.settings));
+                return Err(TuneError::OtherSettings {
+                    found: c.settings,
+                    wanted: *settings,
+                });
             }
             c
         }
@@ -303,6 +343,23 @@ mod tests {
             seed: 11,
             depth: 1,
         }
+    }
+
+    #[test]
+    fn a_checkpoint_of_other_settings_names_what_differs() {
+        let wanted = TuneSettings {
+            generations: 3,
+            ..tiny()
+        };
+        let e = TuneError::OtherSettings {
+            found: tiny(),
+            wanted,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the checkpoint is for other settings (--generations 2 where this run has 3); \
+             start afresh without --resume"
+        );
     }
 
     #[test]

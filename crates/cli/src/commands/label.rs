@@ -60,16 +60,32 @@ impl LabelArgs {
             margin: self.exact_margin,
         };
         let threads = usize::from(self.threads);
-        let (mut positions, mut solved, mut searched) = (0, 0, 0);
+        // Every output is checked before the first file is labelled: none
+        // may be one of the inputs (two files of one name would also meet).
+        let mut outs = Vec::with_capacity(self.data.len());
         for file in &self.data {
             let name = Path::new(file)
                 .file_name()
                 .with_context(|| format!("{file:?} names no file"))?;
             let out = Path::new(out_dir).join(name);
-            let out = out.to_str().context("the output path is not UTF-8")?;
-            if Path::new(out) == Path::new(file) {
-                bail!("{file} would be labelled into itself: choose another --out-dir");
+            let out = out
+                .to_str()
+                .context("the output path is not UTF-8")?
+                .to_string();
+            if let Some(input) = self
+                .data
+                .iter()
+                .find(|i| crate::paths::same_file(Path::new(&out), Path::new(i)))
+            {
+                bail!("{file} would be labelled into {out}, which is the input {input}: choose another --out-dir");
             }
+            if outs.contains(&out) {
+                bail!("two inputs would be labelled into {out}: label files of one name into different directories");
+            }
+            outs.push(out);
+        }
+        let (mut positions, mut solved, mut searched) = (0, 0, 0);
+        for (file, out) in self.data.iter().zip(&outs) {
             let (m, ran) = label_file(file, &config, threads, out, &|_| {})?;
             eprintln!(
                 "{out}: {} positions, {} solved, {} searched ({:.0} s{})",

@@ -56,6 +56,7 @@ impl MergeArgs {
             ),
             ShardFile::Selfplay => {
                 let out = need_out("self-play shards")?;
+                crate::paths::ensure_not_an_input(out, files, "--out")?;
                 let m = selfplay::merge(files, out)?;
                 if json {
                     return Ok(format!(

@@ -116,12 +116,16 @@ impl TrainArgs {
         if !(0.0..=1.0).contains(&leak) {
             bail!("--leak {leak} must lie between 0 and 1");
         }
+        // Hours of training must neither end unable to write nor write the
+        // network over its own data.
+        crate::paths::ensure_not_an_input(out, files, "--out")?;
+        crate::paths::ensure_writable(out, "--out")?;
         let mut samples: Vec<Sample> = Vec::new();
         for f in files {
             samples.extend(positions::read(f)?);
         }
         if samples.is_empty() {
-            bail!("no positions in {files:?}");
+            bail!("no positions in {}", files.join(", "));
         }
         if self.dedup {
             let dropped = positions::dedup(&mut samples);

@@ -54,6 +54,9 @@ impl TuneArgs {
         };
         let out = self.out.as_str();
         let checkpoint_path = format!("{out}.checkpoint");
+        // Said now, not after the first generation's games.
+        crate::paths::ensure_writable(out, "--out")?;
+        crate::paths::ensure_writable(&checkpoint_path, "the checkpoint")?;
         let resume_from = if self.resume {
             let c = Checkpoint::load(&checkpoint_path).map_err(|e| anyhow!("--resume: {e}"))?;
             eprintln!(

@@ -59,6 +59,7 @@ pub enum TrainError {
 impl fmt::Display for TrainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            TrainError::TooFewPositions(1) => write!(f, "1 position is too few to train on"),
             TrainError::TooFewPositions(n) => write!(f, "{n} positions are too few to train on"),
             TrainError::BadWidth(w) => {
                 write!(f, "a first layer of {w} is not {}", hidden1_rule())
