@@ -76,15 +76,33 @@ fn main() -> ExitCode {
             // A reader that stopped early (`| head`) is not an error.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("yolah: error: cannot write the output: {e}");
+                say(&format!("yolah: error: cannot write the output: {e}"));
                 ExitCode::FAILURE
             }
         },
+        // A command that writes as it goes (`play`, `engine`) meets the
+        // closed pipe itself: no error either.
+        Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("yolah: error: {e:#}");
+            say(&format!("yolah: error: {e:#}"));
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `e` comes from writing to a reader that has gone (`| head`).
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes a line to stderr, if it is still there: `eprintln!` would panic
+/// on a closed stderr (`2>&1 | head`).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Runs a command and returns what it prints.

@@ -403,3 +403,42 @@ fn solve_bench_checks_the_solver_against_plain_alpha_beta() {
     let two = json(&yolah(&[&args[..], &["--json", "--threads", "2"]].concat()));
     assert_eq!(two["endgames"], v["endgames"]);
 }
+
+/// A reader that stops early (`yolah play … | head -1`) ends the program
+/// quietly and successfully, even when stderr is the same closed pipe.
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    for stderr_too in [false, true] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_yolah"));
+        cmd.args(["play", "--black", "random", "--white", "random"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped());
+        let mut child = if stderr_too {
+            // stderr into the same pipe, as `2>&1 | head` does.
+            let (reader, writer) = std::io::pipe().unwrap();
+            cmd.stderr(writer.try_clone().unwrap()).stdout(writer);
+            let child = cmd.spawn().unwrap();
+            drop(cmd);
+            let mut first = String::new();
+            BufReader::new(reader).read_line(&mut first).unwrap();
+            child
+        } else {
+            cmd.stderr(Stdio::piped());
+            let mut child = cmd.spawn().unwrap();
+            let mut first = String::new();
+            BufReader::new(child.stdout.take().unwrap())
+                .read_line(&mut first)
+                .unwrap();
+            child
+        };
+        let status = child.wait().unwrap();
+        assert!(status.success(), "stderr too: {stderr_too}: {status}");
+        if let Some(mut err) = child.stderr.take() {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut err, &mut text).unwrap();
+            assert_eq!(text, "", "nothing said on stderr");
+        }
+    }
+}

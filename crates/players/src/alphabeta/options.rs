@@ -88,7 +88,7 @@ fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
         _ => {
             return Err(spec.conflict(
                 &["depth", "nodes", "time"],
-                "give one of depth=, nodes= or time=",
+                "give only one of depth=, nodes= or time=, not several",
             ))
         }
     })
