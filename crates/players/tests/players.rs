@@ -393,3 +393,33 @@ fn exact_regions_score_separated_positions_by_their_proven_result() {
         checked += 1;
     }
 }
+
+/// Whatever the budget cuts, the reported line starts with the move played
+/// and runs at least as deep as the depth reported (or to the game's end),
+/// also when the move comes from an unfinished iteration that beat the
+/// last finished one's: each line is a legal sequence. Release builds
+/// only (40 s unoptimised, 1 s optimised): `cargo test --release`.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow unoptimised: run with --release")]
+fn the_line_starts_with_the_move_and_is_as_deep_as_the_search() {
+    let mut pos = Position::START;
+    pos.play("d5:b7".parse().unwrap());
+    // 150,528 nodes end in such an unfinished iteration (found by a run).
+    for nodes in (2_000..60_000).step_by(1_900).chain([150_528]) {
+        let a = from_spec(&format!("nn:nodes={nodes}"))
+            .unwrap()
+            .analyse(&pos);
+        assert_eq!(a.pv.first(), Some(&a.best_move), "nodes={nodes}");
+        let mut p = pos;
+        for &m in &a.pv {
+            assert!(p.check_move(m).is_ok(), "nodes={nodes}: {m} in {:?}", a.pv);
+            p.play(m);
+        }
+        let depth = a.depth.unwrap() as usize;
+        assert!(
+            a.pv.len() >= depth || p.is_game_over(),
+            "nodes={nodes}: depth {depth}, line {:?}",
+            a.pv
+        );
+    }
+}

@@ -432,7 +432,14 @@ fn analysis(
 ) -> Analysis {
     let mut pv = principal_variation(table, pos, completed.max(1));
     if pv.first() != Some(&best.0) {
-        pv = vec![best.0];
+        // The move of an unfinished iteration, which beat the last finished
+        // one's: the root's entry is still that one's, but the move's own
+        // search finished, so its line follows from the position after it.
+        let mut child = *pos;
+        child.play(best.0);
+        pv = std::iter::once(best.0)
+            .chain(principal_variation(table, &child, completed))
+            .collect();
     }
     Analysis {
         best_move: best.0,
