@@ -149,6 +149,12 @@ pub fn play_match<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     from_spec(a).map_err(spec_error)?;
     from_spec(b).map_err(spec_error)?;
+    if games == 0 {
+        // As `yolah match --games 0` refuses it: no games, no result.
+        return Err(YolahError::new_err(
+            "games=0: a match needs at least one game",
+        ));
+    }
     let tc = time_control(tc)?;
     let threads = threads.clamp(1, 1024);
     let played = py

@@ -186,6 +186,8 @@ def test_match_and_tournament():
         yolah.tournament(["random", "nonsense"], 2)
     with pytest.raises(yolah.YolahError):
         yolah.play_match("random", "random", 2, tc="fast")
+    with pytest.raises(yolah.YolahError, match="at least one game"):
+        yolah.play_match("random", "random", games=0)
 
 
 def test_tournament_file_resumes(tmp_path):

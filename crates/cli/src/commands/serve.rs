@@ -45,7 +45,7 @@ pub struct ServeArgs {
     db: String,
     /// Another origin whose pages may open game connections, such as
     /// https://example.com (the server's own always may).
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., value_parser = parse_origin)]
     allow_origin: Vec<String>,
     /// A name the server answers to, such as yolah.example.org (requests
     /// for other names are refused; its IP addresses and localhost are
@@ -123,6 +123,41 @@ pub struct ServeArgs {
 /// A time control as `--clocks` takes it (`3+2`).
 fn parse_time_control(text: &str) -> Result<yolah_server::TimeControl, String> {
     yolah_server::TimeControl::parse(text)
+}
+
+/// An origin as browsers send it: `http://` or `https://`, a host, an
+/// optional port, and no path (a trailing `/` is dropped). Anything else
+/// could never match a browser's `Origin` header, so it is refused rather
+/// than silently allowing nothing.
+fn parse_origin(text: &str) -> Result<String, String> {
+    let origin = text.strip_suffix('/').unwrap_or(text);
+    let rest = origin
+        .strip_prefix("https://")
+        .or_else(|| origin.strip_prefix("http://"))
+        .ok_or_else(|| format!("{text:?} is not an origin: it must start with http:// or https:// (such as https://example.com)"))?;
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((h, p)) if !h.contains('[') || h.ends_with(']') => (h, Some(p)),
+        _ => (rest, None),
+    };
+    // A name or IPv4 address, or an IPv6 one in brackets.
+    let host_ok = if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        !v6.is_empty()
+            && v6
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.'))
+    } else {
+        !host.is_empty()
+            && host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+    };
+    let port_ok = port.is_none_or(|p| p.parse::<u16>().is_ok_and(|p| p > 0));
+    if !host_ok || !port_ok {
+        return Err(format!(
+            "{text:?} is not an origin: a host and an optional port, no path (such as https://example.com or http://localhost:3000)"
+        ));
+    }
+    Ok(origin.to_string())
 }
 
 impl ServeArgs {
@@ -203,6 +238,36 @@ impl ServeArgs {
             analysis_time: self.analysis_time,
             max_seeks: self.max_seeks as usize,
             max_seeks_per_addr: self.max_seeks_per_addr as usize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_origin;
+
+    #[test]
+    fn origins_are_what_browsers_send() {
+        for (text, origin) in [
+            ("https://example.com", "https://example.com"),
+            ("https://example.com/", "https://example.com"),
+            ("http://localhost:3000", "http://localhost:3000"),
+            ("http://[::1]:8080", "http://[::1]:8080"),
+            ("http://[::1]", "http://[::1]"),
+        ] {
+            assert_eq!(parse_origin(text).as_deref(), Ok(origin), "{text}");
+        }
+        for text in [
+            "notaurl",
+            "example.com",
+            "ftp://example.com",
+            "https://",
+            "https://example.com/page",
+            "https://example.com:abc",
+            "https://example.com:0",
+            "https://exa mple.com",
+        ] {
+            assert!(parse_origin(text).is_err(), "{text}");
         }
     }
 }
