@@ -101,7 +101,7 @@ function clockLeft(color) {
 }
 function bar(el, color, player, name, score, {clock = null, running = false, online = true, turn = false, mine = false, rating = null} = {}) {
   const rated = rating === null || rating === undefined ? "" : ` <small class="rating" title="rating (Glicko-2)">(${rating})</small>`;
-  let html = `<span class="who"><i class="dot ${color[0]}"></i> ${playerLabel(player, name, mine)}${rated}${online ? "" : ' <small>(away)</small>'} <small>${Number.isFinite(score) ? score : "?"} pts</small>${turn ? " ◀" : ""}</span>`;
+  let html = `<span class="who"><i class="dot ${color[0]}"></i> ${playerLabel(player, name, mine)}${rated}${online ? "" : ' <small>(away)</small>'} <small>${Number.isFinite(score) ? `${score} ${score === 1 ? "pt" : "pts"}` : "? pts"}</small>${turn ? " ◀" : ""}</span>`;
   if (clock !== null) html += `<span class="clock${running ? " run" : ""}${running && clock < 10000 ? " low" : ""}" data-color="${color}">${fmtClock(clock)}</span>`;
   el.innerHTML = html;
 }
@@ -424,7 +424,7 @@ function renderGame() {
   // Status and result.
   let status;
   if (st.stopped) status = st.stopped;
-  else if (st.game_over) status = `Game over · Black ${st.black_score} points, White ${st.white_score}`;
+  else if (st.game_over) status = `Game over · Black ${st.black_score} point${st.black_score === 1 ? "" : "s"}, White ${st.white_score}`;
   else if (reviewing) status = `Looking at ply ${S.viewPly} of ${st.moves.length}: ▶| to go back`;
   else if (myTurn()) status = "Your move";
   else {
@@ -501,8 +501,15 @@ function renderMoves(el, moves, ply) {
     }
   }
   el.innerHTML = html || `<span></span><span class="note">No move yet.</span>`;
+  // The current move kept in view by scrolling the list alone:
+  // scrollIntoView would scroll the page too, and on a phone the board's
+  // top row and the opponent's name went off-screen as a game went on.
   const cur = el.querySelector(".cur");
-  if (cur) cur.scrollIntoView({block: "nearest"});
+  if (cur) {
+    const box = el.getBoundingClientRect(), r = cur.getBoundingClientRect();
+    if (r.top < box.top) el.scrollTop -= box.top - r.top;
+    else if (r.bottom > box.bottom) el.scrollTop += r.bottom - box.bottom;
+  }
 }
 $("moves").onclick = ev => {
   const ply = ev.target.dataset.ply;

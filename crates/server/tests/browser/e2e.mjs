@@ -235,7 +235,7 @@ try {
   const shownMoves = await ada.locator("#moves .m").allTextContents();
   check(shownMoves.length === 41 && shownMoves[37] === "pass" && shownMoves[39] === "pass" && shownMoves[40] === "e1:d1",
     `passes in the move list: ${shownMoves.slice(36).join(" ")}`);
-  check(/^Game over · Black \d+ points, White \d+$/.test(await text(bob, "#status")), "the final score");
+  check(/^Game over · Black \d+ points?, White \d+$/.test(await text(bob, "#status")), "the final score");
   await bob.evaluate(() => scrollTo(0, 0));
   await shot(bob, "over-phone");
   log(`a friend by link, ${passGame.length} plies typed or passed: ${await text(ada, "#result")}; moves 36–41 ${shownMoves.slice(35).join(" ")}; ${heard} sounds for Ada, none for Bob (muted); unrated (one address)`);
@@ -256,6 +256,9 @@ try {
   await ada.goto(url);
   await ada.waitForSelector("#levels button");
   await ada.selectOption("#clock", "3+2");
+  // The colour choice takes the keyboard's focus (hidden from sight only).
+  await ada.focus("input[value=white]");
+  check(await ada.evaluate(() => document.activeElement.value) === "white", "the colour choice is reachable by keyboard");
   await ada.click("#levels button[data-spec='random']");
   for (let i = 0; i < 4; i++) {
     const legal = await myTurn(ada);
@@ -358,7 +361,7 @@ try {
   for (let ply = 0; ply <= plies; ply++) {
     const shown = await ada.evaluate(() => {
       const [, , b, w] = S.an.positions[S.an.ply].split(" ");
-      const pts = id => +document.getElementById(id).textContent.match(/(\d+) pts/)[1];
+      const pts = id => +document.getElementById(id).textContent.match(/(\d+) pts?/)[1];
       const cur = document.querySelector("#amoves .cur");
       return { ply: S.an.ply, b: +b, w: +w, black: pts("bottom"), white: pts("top"), label: document.getElementById("ply").textContent,
                marked: cur ? +cur.dataset.ply : 0 };
