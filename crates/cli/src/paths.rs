@@ -15,13 +15,18 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The one of `inputs` that `out` would write over, if any.
+pub fn input_at<'a>(out: &str, inputs: &'a [String]) -> Option<&'a str> {
+    inputs
+        .iter()
+        .find(|i| same_file(Path::new(out), Path::new(i)))
+        .map(String::as_str)
+}
+
 /// Refuses to write `out` where it is one of `inputs`: the output would
 /// replace what was read.
 pub fn ensure_not_an_input(out: &str, inputs: &[String], option: &str) -> Result<()> {
-    if let Some(input) = inputs
-        .iter()
-        .find(|i| same_file(Path::new(out), Path::new(i)))
-    {
+    if let Some(input) = input_at(out, inputs) {
         bail!(
             "{option} {out} is the input {input}: writing it would replace it; choose another path"
         );

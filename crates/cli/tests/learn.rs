@@ -274,6 +274,16 @@ fn outputs_that_would_replace_inputs_or_cannot_be_written_are_refused_first() {
     let here = dir.path().to_string_lossy().into_owned();
     fails_with(
         &["label", "--data", &data, "--out-dir", &here],
+        "into itself",
+    );
+    // Labelled into a directory where another input of that name lies.
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let other = path(&sub, "d.bin");
+    std::fs::copy(&data, &other).unwrap();
+    let sub = sub.to_string_lossy().into_owned();
+    fails_with(
+        &["label", "--data", &data, &other, "--out-dir", &sub],
         "which is the input",
     );
     fails_with(

@@ -546,7 +546,15 @@ board.addEventListener("click", ev => {
   if (!sq) return;
   const move = S.selected && `${S.selected}:${sq}`;
   if (move && S.state.legal.includes(move)) { S.selected = null; send({type: "move", move}); return; }
-  S.selected = S.state.legal.some(m => m.startsWith(sq + ":")) ? sq : null;
+  // A click that is not a move says why, as a typed move does, and keeps
+  // the selection; one's own piece again (or another that can move)
+  // changes it.
+  let why = "";
+  if (sq === S.selected) S.selected = null;
+  else if (S.state.legal.some(m => m.startsWith(sq + ":"))) S.selected = sq;
+  else if (S.selected) why = `${S.selected} cannot go to ${sq}: click a marked square, or another of your pieces.`;
+  else why = "Click one of your pieces that can move, then one of the squares it marks.";
+  $("message").textContent = why;
   renderGame();
 });
 $("typed").onsubmit = ev => {

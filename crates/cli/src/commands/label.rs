@@ -72,12 +72,14 @@ impl LabelArgs {
                 .to_str()
                 .context("the output path is not UTF-8")?
                 .to_string();
-            if let Some(input) = self
-                .data
-                .iter()
-                .find(|i| crate::paths::same_file(Path::new(&out), Path::new(i)))
-            {
-                bail!("{file} would be labelled into {out}, which is the input {input}: choose another --out-dir");
+            match crate::paths::input_at(&out, &self.data) {
+                Some(input) if input == file => {
+                    bail!("{file} would be labelled into itself: choose another --out-dir")
+                }
+                Some(input) => bail!(
+                    "{file} would be labelled into {out}, which is the input {input}: choose another --out-dir"
+                ),
+                None => {}
             }
             if outs.contains(&out) {
                 bail!("two inputs would be labelled into {out}: label files of one name into different directories");

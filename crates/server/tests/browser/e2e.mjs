@@ -268,6 +268,16 @@ try {
   const legal = await ada.evaluate(() => S.state.legal);
   await clickSquare(ada, legal[0].split(":")[0]);
   await shot(ada, "game-desktop");
+  // A square the selected piece cannot reach says why and keeps the
+  // selection; the piece clicked again drops it.
+  const from = legal[0].split(":")[0];
+  const unreachable = await ada.evaluate(from => "abcdefgh".split("").flatMap(f => "12345678".split("").map(r => f + r))
+    .find(sq => sq !== from && !S.state.legal.some(m => m === `${from}:${sq}` || m.startsWith(sq + ":"))), from);
+  await clickSquare(ada, unreachable);
+  check(/cannot go to/.test(await text(ada, "#message")) && await ada.evaluate(() => S.selected) === from, "an unreachable square says why");
+  await clickSquare(ada, from);
+  check(await ada.evaluate(() => S.selected) === null && await text(ada, "#message") === "", "the piece clicked again is dropped");
+  await clickSquare(ada, from);
   // The live list, open before Bob's game starts: it comes in by itself.
   const cy = await person({ width: 1200, height: 900 }, false);
   await cy.goto(url);
@@ -386,9 +396,12 @@ try {
   for (;;) {
     const legal = await myTurn(ada);
     if (!legal) break;
-    // An illegal click first: an empty square that is no destination does nothing.
-    await clickSquare(ada, "b2");
-    await clickMove(ada, legal[(clicked * 7) % legal.length]);
+    // A stray click first: it says why, or selects b2 if Ada can move it,
+    // and plays nothing (not on the move's own piece: a second click there
+    // would drop the selection).
+    const next = legal[(clicked * 7) % legal.length];
+    if (!next.startsWith("b2:")) await clickSquare(ada, "b2");
+    await clickMove(ada, next);
     clicked++;
   }
   await waitText(ada, "#result", "neither side can move");
