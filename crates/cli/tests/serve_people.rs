@@ -1,6 +1,6 @@
 //! Attacks on what people do together, against a separate `yolah serve`
-//! process, as a hostile client would try them: challenges, and ratings
-//! farmed with two cookies.
+//! process, as a hostile client would try them: challenges, ratings
+//! farmed with two cookies, and a seat's key passed on.
 
 mod serving;
 
@@ -88,4 +88,47 @@ async fn one_machine_cannot_farm_a_rating_with_two_cookies() {
     }
     let (_, hello) = client_with_cookie_from(&s.addr, &farmer, "127.0.0.1").await;
     assert!(hello["rating"].as_i64().unwrap() > 1500, "{hello}");
+}
+
+/// A seat's key opens the game in the same player's second tab, which takes
+/// the seat over (the first one watches), but a key passed on to someone at
+/// another address cannot take a connected seat, however often they try.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_tab_takes_its_seat_over_and_a_passed_on_key_does_not() {
+    let s = serve(&["--db", ":memory:"]);
+    let mut first = client_from(&s.addr, "127.0.0.1").await;
+    let key = open_game(&mut first).await["key"].clone();
+
+    let mut stranger = client_from(&s.addr, "127.0.0.9").await;
+    for _ in 0..3 {
+        send(&mut stranger, json!({"type": "join", "key": key})).await;
+        let refused = next_of(&mut stranger, "error").await;
+        assert!(
+            refused["message"].as_str().unwrap().contains("taken"),
+            "{refused}"
+        );
+    }
+
+    let mut second = client_from(&s.addr, "127.0.0.1").await;
+    send(&mut second, json!({"type": "join", "key": key})).await;
+    assert_eq!(next_of(&mut second, "welcome").await["role"], "black");
+    let moved = next_of(&mut first, "seat_moved").await;
+    assert_eq!(moved["watching"], true, "{moved}");
+    send(&mut second, json!({"type": "move", "move": "d5:b7"})).await;
+    let seen = next_where(&mut first, |m| {
+        m["type"] == "state" && m["moves"][0] == "d5:b7"
+    })
+    .await;
+    assert_eq!(seen["connected"][0], true, "{seen}");
+    send(&mut first, json!({"type": "move", "move": "e5:c7"})).await;
+    let refused = next_of(&mut first, "error").await;
+    assert!(
+        refused["message"].as_str().unwrap().contains("watchers"),
+        "{refused}"
+    );
+
+    // And back: the first tab plays again, the second watches.
+    send(&mut first, json!({"type": "join", "key": key})).await;
+    assert_eq!(next_of(&mut first, "welcome").await["role"], "black");
+    next_of(&mut second, "seat_moved").await;
 }

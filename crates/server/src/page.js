@@ -21,6 +21,8 @@ function setHTML(el, html) {
 const S = {
   ws: null, retry: 0, offline: false, wanted: null, hello: null, view: null,
   role: null, key: null, game: null, invite: null, watch: null,
+  // Set when this player's seat moved to another tab: its key, and whether this tab watches.
+  moved: null,
   state: null, stateAt: 0, states: 0, selected: null, history: null, viewPly: null, confirmResign: false,
   lobby: null, liveExtra: [], archiveNext: null, rule: 0,
   an: null, cache: new Map(),
@@ -76,6 +78,9 @@ function drawBoard(text, {last = null, dests = [], selected = null, flip = false
   }
   for (let col = 0; col < 8; col++) svg += `<text class="coord" x="${col + .43}" y="8.3">${FILES[flip ? 7 - col : col]}</text>`;
   board.innerHTML = svg;
+  // What a screen reader says of the board: the pieces and the holes.
+  const on = c => Object.keys(cells).filter(sq => cells[sq] === c).sort().join(", ") || "none";
+  board.setAttribute("aria-label", `The board. Black on ${on("b")}; White on ${on("w")}; holes: ${on("x")}.`);
 }
 
 // ------------------------------------------------------------------ players
@@ -83,8 +88,27 @@ function levelName(spec) {
   const l = S.hello && S.hello.levels.find(l => l.spec === spec);
   return l ? l.name : spec;
 }
+// A computer player in words: its kind and its budget, e.g. "alpha-beta
+// search · 2 s a move" for alphabeta:time=2s (the spec itself shows on
+// hover); a spec it cannot read is shown as it is.
+const KINDS = {random: "random moves", mc: "Monte Carlo playouts", mcts: "tree search (MCTS)",
+  alphabeta: "alpha-beta search", nn: "neural network search", az: "AlphaZero network"};
+function describe(spec) {
+  const [kind, opts = ""] = spec.split(/:(.*)/);
+  if (!KINDS[kind]) return spec;
+  const words = [KINDS[kind]];
+  for (const opt of opts.split(",").filter(Boolean)) {
+    const [k, v] = opt.split("=");
+    const ms = /^(\d+)ms$/.exec(v), sec = /^(\d+(?:\.\d+)?)s$/.exec(v);
+    if (k === "time" && (ms || sec)) words.push(`${ms ? +ms[1] / 1000 : +sec[1]} s a move`);
+    else if (k === "depth") words.push(`depth ${v}`);
+    else if (k === "threads") words.push(`${v} threads`);
+    else return spec;
+  }
+  return words.join(" · ");
+}
 function playerLabel(player, name, mine = false) {
-  if (player !== "human") return `${esc(levelName(player))} <small class="spec">${esc(player)}</small>`;
+  if (player !== "human") return `${esc(levelName(player))} <small class="spec" title="${esc(player)}">${esc(describe(player))}</small>`;
   if (mine) return name ? `${esc(name)} <small>(you)</small>` : "You";
   return name ? esc(name) : "Anonymous";
 }
@@ -170,6 +194,7 @@ function onMessage(msg) {
     case "history": S.history = msg; renderGame(); break;
     case "lobby": S.lobby = msg; renderLobby(); break;
     case "analysis": S.cache.set(msg.position, msg); renderEval(); break;
+    case "seat_moved": onSeatMoved(msg); break;
     case "error": showError(msg.message); break;
   }
 }
@@ -180,7 +205,7 @@ function renderHello() {
   const h = S.hello;
   $("clock").innerHTML = h.clocks.map(c => `<option value="${esc(c)}"${c === "3+2" ? " selected" : ""}>${c === "none" ? "no clock" : esc(c)}</option>`).join("");
   $("levels").innerHTML = h.levels.map((l, i) =>
-    `<button data-spec="${esc(l.spec)}"${i === h.levels.length - 1 ? ' class="top"' : ""}><b>${esc(l.name)}</b><small class="spec">${esc(l.spec)}</small></button>`).join("");
+    `<button data-spec="${esc(l.spec)}" title="${esc(l.spec)}"><b>${esc(l.name)}</b><small class="spec">${esc(describe(l.spec))}</small></button>`).join("");
   $("aengine").textContent = h.analysis;
   if (document.activeElement !== $("name")) $("name").value = h.name || "";
   // Level names appear in what was drawn before they were known.
@@ -376,6 +401,7 @@ function onWelcome(msg) {
   const same = S.game === msg.game;
   S.invite = msg.invite || (same ? S.invite : null);
   S.role = msg.role; S.key = msg.key || null; S.game = msg.game;
+  if (msg.role !== "watcher") S.moved = null;
   S.watch = msg.watch || S.watch;
   // Back to the same game (a reconnection): what is shown stays until the
   // server's state replaces it.
@@ -383,6 +409,16 @@ function onWelcome(msg) {
   if (msg.role === "watcher" && !msg.key) { S.wanted = {type: "watch", game: msg.game}; history.replaceState(null, "", `/?game=${msg.game}`); }
   else { S.wanted = {type: "join", key: msg.key}; history.replaceState(null, "", `/?${msg.role === "watcher" ? "watch" : "play"}=${msg.key}`); }
   show("game");
+}
+// This player opened the game in another tab or window, which plays it
+// now; this one watches it (or, when the game has its most watchers,
+// leaves it), and "Play here" takes the seat back with the key.
+function onSeatMoved(msg) {
+  S.moved = {key: S.key, watching: msg.watching};
+  S.role = "watcher"; S.selected = null; S.confirmResign = false;
+  // A reconnection watches rather than taking the seat back unasked.
+  S.wanted = msg.watching ? {type: "watch", game: msg.game} : null;
+  renderGame();
 }
 function onState(msg) {
   const before = S.state;
@@ -392,10 +428,17 @@ function onState(msg) {
   $("message").textContent = "";
   if (before && msg.moves.length > before.moves.length && msg.moves[msg.moves.length - 1] === PASS)
     $("message").textContent = "A side with no move passed.";
+  // A move this page did not make is read out (the board is a picture).
+  if (before && msg.moves.length === before.moves.length + 1) {
+    const n = msg.moves.length, mover = n % 2 ? "black" : "white", m = msg.moves[n - 1];
+    if (mover !== S.role) $("said").textContent = `${mover === "black" ? "Black" : "White"} ${m === PASS ? "passed" : `played ${m}`}`;
+  }
   if (S.view !== "game") show("game"); else renderGame();
 }
 const seated = () => S.role === "black" || S.role === "white";
 const myTurn = () => S.state && seated() && S.state.legal.length > 0 && S.state.turn === S.role && S.viewPly === null;
+// A stored reason as the page says it: "black resigned" → "Black resigned".
+const sentence = reason => (reason || "").replace(/^(black|white)\b/, c => c[0].toUpperCase() + c.slice(1));
 function winnerText(st) {
   if (st.winner === "draw") return "Draw";
   const w = st.winner === "black" ? "Black" : "White";
@@ -437,11 +480,12 @@ function renderGame() {
   if (c && !st.game_over && st.moves.length === 0) status += " · the clocks start with Black's first move";
   if (!st.game_over && st.draw_offer && seated()) status += st.draw_offer === S.role ? " · you offer a draw" : " · your opponent offers a draw";
   if (!st.game_over && st.takeback && seated()) status += st.takeback === S.role ? " · you ask to take back your move" : " · your opponent asks to take back their move";
+  if (S.moved && !st.game_over) status = `This game is now played in another tab or window; ${S.moved.watching ? "you are watching it here" : "this one no longer follows it"}`;
   // Stepping through the moves keeps saying the connection is lost.
   if (S.offline) status = "Connection lost: reconnecting…";
   $("status").textContent = status;
   $("result").hidden = !st.game_over;
-  if (st.game_over) $("result").textContent = `${winnerText(st)}: ${st.reason}`;
+  if (st.game_over) $("result").textContent = `${winnerText(st)}: ${sentence(st.reason)}`;
   renderActions();
   renderMoves($("moves"), st.moves, ply);
   $("typed").hidden = !seated() || st.game_over;
@@ -466,6 +510,7 @@ function renderActions() {
       else if (mine) html += b("takebackAsk", "Take back");
     }
   }
+  if (S.moved && !st.game_over) html += b("playHere", "Play here", "primary");
   if (st.game_over) {
     if (seated()) {
       const theirs = st.rematch && st.rematch !== S.role;
@@ -486,6 +531,7 @@ $("actions").onclick = ev => {
   else if (id === "takebackAsk" || id === "takebackYes") send({type: "takeback"});
   else if (id === "takebackNo") send({type: "decline_takeback"});
   else if (id === "rematch") send({type: "rematch"});
+  else if (id === "playHere") send({type: "join", key: S.moved.key});
   else if (id === "newGame") location.href = "/";
   else if (id === "analyse") location.href = `/?replay=${S.state.game}`;
   else if (id === "live") { S.viewPly = null; renderGame(); }
@@ -599,7 +645,7 @@ async function openReplay(id) {
   S.an = {positions: h.positions, moves: h.moves, ply: h.moves.length, players: [h.black, h.white], names, finished: true,
     title: () => {
       const side = (p, n) => p === "human" ? (n || "Anonymous") : levelName(p);
-      return `Game ${id}: ${side(h.black, names[0])} – ${side(h.white, names[1])}, ${h.result}${h.reason ? ` (${h.reason})` : ""}`;
+      return `Game ${id}: ${side(h.black, names[0])} – ${side(h.white, names[1])}, ${h.result}${h.reason ? ` (${sentence(h.reason)})` : ""}`;
     }};
   $("download").hidden = false; $("download").href = `/games/${encodeURIComponent(id)}`;
   show("analysis");

@@ -146,6 +146,16 @@ pub enum ServerMessage {
     Lobby(Lobby),
     /// The engine's view of a position.
     Analysis(Analysis),
+    /// Your seat was taken over, with its key, by another connection of
+    /// yours (the game opened in another tab or window): this connection
+    /// plays no more. Joining with the key again takes the seat back.
+    SeatMoved {
+        /// The game's number.
+        game: u64,
+        /// Whether this connection now watches the game (it does unless the
+        /// game has its most watchers, when it leaves it).
+        watching: bool,
+    },
     /// A refused message; nothing changed.
     Error {
         /// What was wrong.

@@ -217,15 +217,20 @@ impl Hub {
             .get(&conn)
             .map(|c| (c.name.clone(), c.person.clone(), c.rating, c.addr.clone()))
             .unwrap_or_default();
+        let holder = self.games.get(&id).expect("find loads the game").seats[c as usize].conn();
+        let mut out = match holder {
+            // A second tab or window of the same player takes the seat over.
+            Some(old) if self.same_player(old, conn) => self.hand_over(old, id),
+            _ if self.games[&id].seats[c as usize].present() => {
+                return Outbox::error(
+                    conn,
+                    format!("the {} seat is taken by a connected player", c.name()),
+                );
+            }
+            _ => Outbox::default(),
+        };
         let game = self.games.get_mut(&id).expect("find loads the game");
-        let seat = &mut game.seats[c as usize];
-        if seat.present() {
-            return Outbox::error(
-                conn,
-                format!("the {} seat is taken by a connected player", c.name()),
-            );
-        }
-        *seat = Seat::Human { conn: Some(conn) };
+        game.seats[c as usize] = Seat::Human { conn: Some(conn) };
         game.addrs[c as usize] = Some(addr);
         if game.unseated_since.take().is_some() {
             self.lobby_changed = true;
@@ -249,7 +254,7 @@ impl Hub {
             cn.joined = Some((id, Role::Seat(c)));
             cn.lobby = false;
         }
-        let mut out = self.withdraw_seek(conn);
+        out.extend(self.withdraw_seek(conn));
         out.to(
             conn,
             ServerMessage::Welcome {
@@ -263,6 +268,39 @@ impl Hub {
         // A seat changes the game's state for everyone (and a game just
         // loaded may be waiting for its computer).
         out.extend(self.broadcast(id));
+        out
+    }
+
+    /// Whether `new`, come with a seat's key, is the player `old` who holds
+    /// that seat, in another tab or window: the same person by their name
+    /// cookie where both connections have one, else the same address. Anyone
+    /// else the key reaches (an invite passed on) cannot take a connected
+    /// seat.
+    fn same_player(&self, old: ConnId, new: ConnId) -> bool {
+        let (Some(a), Some(b)) = (self.conns.get(&old), self.conns.get(&new)) else {
+            return false;
+        };
+        match (&a.person, &b.person) {
+            (Some(x), Some(y)) => x == y,
+            _ => a.addr == b.addr,
+        }
+    }
+
+    /// Moves `old` out of its seat in game `id` for the same player's new
+    /// connection: it watches the game from now on (if the game has room
+    /// for another watcher; else it leaves it) and is told so.
+    fn hand_over(&mut self, old: ConnId, id: u64) -> Outbox {
+        let max_watchers = self.limits.max_watchers;
+        let game = self.games.get_mut(&id).expect("a seat's game");
+        let watching = game.watchers.len() < max_watchers;
+        if watching {
+            game.watchers.push(old);
+        }
+        if let Some(cn) = self.conns.get_mut(&old) {
+            cn.joined = watching.then_some((id, Role::Watcher));
+        }
+        let mut out = Outbox::default();
+        out.to(old, ServerMessage::SeatMoved { game: id, watching });
         out
     }
 

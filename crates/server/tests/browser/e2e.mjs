@@ -109,7 +109,11 @@ try {
   check(await ada.locator("#board circle.pb, #board circle.pw").count() === 8, "eight pieces");
   const levels = await ada.locator("#levels button b").allTextContents();
   check(levels[0] === "Beginner" && levels[levels.length - 1] === "Strongest", `levels ${levels}`);
-  check(await text(ada, "#levels button.top small") === "nn:time=2s", "nn is the strongest level");
+  check(await ada.getAttribute("#levels button:last-child", "data-spec") === "nn:time=2s", "nn is the strongest level");
+  // Levels say what they are in words, the spec on hover.
+  const inWords = await ada.locator("#levels button small").allTextContents();
+  check(inWords[0] === "random moves" && inWords[inWords.length - 1] === "neural network search · 2 s a move", `levels in words: ${inWords}`);
+  check(/^The board\. Black on a1, d5, e4, h8; White on a8, d4, e5, h1; holes: none\.$/.test(await ada.getAttribute("#board", "aria-label")), "the board in words");
   await ada.click("#ruleNext");
   check(await ada.locator("circle.dest").count() > 5, "step 2 shows where d5 may go");
   await ada.click("#ruleNext");
@@ -127,6 +131,9 @@ try {
   // A challenge opened on the desktop, accepted on the phone.
   await bob.goto(url);
   await bob.waitForSelector("#levels button");
+  // On a phone the first screen shows the board and the first levels.
+  const first = await bob.locator("#levels button").first().boundingBox();
+  check(first.y + first.height <= 844, `a level button on the phone's first screen (bottom at ${first.y + first.height} px)`);
   await bob.click("#ruleNext"); await bob.click("#ruleNext");
   await shot(bob, "rules-phone");
   await bob.click("#rulePrev"); await bob.click("#rulePrev");
@@ -152,9 +159,9 @@ try {
   await clickMove(ada, "d5:b7");
   await bob.waitForSelector(".clock.run", WAIT);
   await shot(bob, "game-phone");
-  await waitText(bob, "#result", "white ran out of time");
+  await waitText(bob, "#result", "White ran out of time");
   check(/You lose/.test(await text(bob, "#result")), "Bob lost on time");
-  await waitText(ada, "#result", "You win \\(Black\\): white ran out of time");
+  await waitText(ada, "#result", "You win \\(Black\\): White ran out of time");
   await shot(ada, "over-desktop");
   log("flag:", await text(ada, "#result"));
 
@@ -213,6 +220,19 @@ try {
   await ada.waitForFunction(() => S.state.moves.length === 0 && !S.state.takeback, null, WAIT);
   check(await text(ada, "#status") === "Your move", "Ada moves again");
   log("takeback: d5:b7 asked back by Ada, accepted by Bob");
+  // Ada opens her game in a second tab: it plays there, the first tab
+  // watches and says so, and "Play here" brings the seat back.
+  const tab = await ada.context().newPage();
+  tab.on("pageerror", e => { failed = true; console.error("page error:", e.message); });
+  await tab.goto(ada.url());
+  await waitText(tab, "#status", "^Your move$");
+  await waitText(ada, "#status", "^This game is now played in another tab or window; you are watching it here$");
+  check(await ada.locator("circle.pb, circle.pw").count() === 8 && await ada.evaluate(() => S.role) === "watcher", "the first tab watches");
+  await ada.click("#playHere");
+  await waitText(ada, "#status", "^Your move$");
+  await waitText(tab, "#status", "in another tab or window");
+  await tab.close();
+  log("a second tab took Ada's seat over; the first one watched, then took it back");
   for (const [i, move] of passGame.entries()) {
     if (move === "a1:a1") continue;
     const mover = i % 2 ? bob : ada;
@@ -265,6 +285,9 @@ try {
     await clickMove(ada, legal[(i * 7) % legal.length]);
   }
   await myTurn(ada);
+  // The computer's reply is read out to a screen reader.
+  const them = await ada.evaluate(() => S.role === "black" ? "White" : "Black");
+  check(new RegExp(`^${them} (played [a-h][1-8]:[a-h][1-8]|passed)$`).test(await text(ada, "#said")), `the reply read out: ${await text(ada, "#said")}`);
   const legal = await ada.evaluate(() => S.state.legal);
   await clickSquare(ada, legal[0].split(":")[0]);
   await shot(ada, "game-desktop");
@@ -352,8 +375,8 @@ try {
   // A resignation, seen by the watcher.
   await ada.click("#resign");
   await ada.click("#resign");
-  await waitText(ada, "#result", "You lose \\(White wins\\): black resigned");
-  await waitText(cy, "#result", "White wins: black resigned");
+  await waitText(ada, "#result", "You lose \\(White wins\\): Black resigned");
+  await waitText(cy, "#result", "White wins: Black resigned");
   const resigned = await ada.evaluate(() => S.state.game);
   const plies = await ada.evaluate(() => S.state.moves.length);
 

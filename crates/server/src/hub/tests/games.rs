@@ -8,7 +8,9 @@ use yolah::Move;
 #[test]
 fn two_people_play_and_others_are_refused() {
     let mut h = hub();
-    h.connect(1, "a", None);
+    for (conn, addr) in [(1, "a"), (2, "b"), (3, "c"), (4, "d")] {
+        h.connect(conn, addr, None);
+    }
     let (_, invite, watch) = welcome(&h.handle(1, NEW_HUMAN));
     let (invite, watch) = (invite.unwrap(), watch.unwrap());
     assert!(errors(&h.handle(2, &join(&invite))).is_empty());
@@ -254,4 +256,65 @@ fn an_evicted_games_watchers_are_told() {
         matches!(&told[..], [(_, ServerMessage::Error { message })] if message.contains("left the server's memory")),
         "{told:?}"
     );
+}
+
+/// Whether `out` tells `conn` that its seat moved, and whether it watches.
+fn seat_moved_to(out: &Outbox, conn: ConnId) -> Option<bool> {
+    out.messages.iter().find_map(|(c, m)| match m {
+        ServerMessage::SeatMoved { watching, .. } if *c == conn => Some(*watching),
+        _ => None,
+    })
+}
+
+#[test]
+fn the_same_player_in_another_tab_takes_the_seat_over() {
+    let mut h = hub();
+    h.connect(1, "10.0.0.1", None);
+    h.connect(2, "10.0.0.2", Some(person("Bob")));
+    let (key, invite, _) = welcome(&h.handle(1, NEW_HUMAN));
+    assert!(errors(&h.handle(2, &join(&invite.clone().unwrap()))).is_empty());
+
+    // Black opens the game in a second tab (same address, no cookie): the
+    // new tab plays, the first one is told and watches.
+    h.connect(3, "10.0.0.1", None);
+    let out = h.handle(3, &join(&key));
+    assert!(errors(&out).is_empty(), "{:?}", errors(&out));
+    assert_eq!(welcome_to(&out, 3).0, "black");
+    assert_eq!(seat_moved_to(&out, 1), Some(true));
+    assert!(state_to(&out, 1).connected.0, "the seat stays connected");
+    assert!(errors(&h.handle(1, &mv("d5:b7")))[0].contains("watchers cannot move"));
+    let moved = h.handle(3, &mv("d5:b7"));
+    assert!(errors(&moved).is_empty(), "{:?}", errors(&moved));
+    assert_eq!(state_to(&moved, 1).moves, ["d5:b7"], "the old tab watches");
+
+    // The first tab takes it back with the same key.
+    let back = h.handle(1, &join(&key));
+    assert_eq!(welcome_to(&back, 1).0, "black");
+    assert_eq!(seat_moved_to(&back, 3), Some(true));
+
+    // Bob on another machine, with his cookie, takes his seat over; someone
+    // else at his address with another name cannot, nor can his address
+    // without the cookie's name (a person is known by the cookie when both
+    // have one; the address decides only where one has none).
+    h.connect(4, "10.0.0.9", Some(person("Bob")));
+    h.connect(5, "10.0.0.2", Some(person("Eve")));
+    let white = invite.unwrap();
+    assert!(errors(&h.handle(5, &join(&white)))[0].contains("taken"));
+    let out = h.handle(4, &join(&white));
+    assert_eq!(welcome_to(&out, 4).0, "white");
+    assert_eq!(seat_moved_to(&out, 2), Some(true));
+
+    // A game that has its most watchers: the old tab leaves it instead.
+    let mut h = hub_with(Limits {
+        max_watchers: 0,
+        ..Limits::default()
+    });
+    h.connect(1, "a", None);
+    h.connect(2, "a", None);
+    let (key, _, _) = welcome(&h.handle(1, NEW_HUMAN));
+    let out = h.handle(2, &join(&key));
+    assert_eq!(seat_moved_to(&out, 1), Some(false));
+    assert!(errors(&h.handle(1, &mv("d5:b7")))[0].contains("join or start a game first"));
+    // Free of the game, it may start another.
+    assert!(errors(&h.handle(1, NEW_HUMAN)).is_empty());
 }
