@@ -24,13 +24,8 @@ fn divide_sums_to_perft() {
     assert_eq!(d.iter().map(|x| x.1).sum::<u64>(), COUNTS[3]);
 }
 
-/// A tenth of a second in release, far longer unoptimised: `.ci/run` runs
-/// it with `cargo test --release -p yolah --test perft`.
+/// A tenth of a second (the dev profile optimises the engine too).
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "release only: cargo test --release -p yolah --test perft"
-)]
 fn perft_depth_5() {
     assert_eq!(perft(&Position::START, 5), COUNTS[4]);
 }

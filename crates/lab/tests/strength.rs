@@ -1,8 +1,8 @@
 //! Strength checks with count budgets, so that the games are the same
 //! whatever the machine's load.
 //!
-//! The smoke tests (searchers against `random`) run in release builds:
-//! `.ci/run` runs `cargo test --release -p yolah-lab --test strength`. The
+//! The smoke tests (searchers against `random`) run with every `cargo test`
+//! (about 2 s: the dev profile optimises the engine and the players). The
 //! longer matches are ignored; run them with
 //! `cargo test --release -p yolah-lab --test strength -- --ignored`. The
 //! timed 100 ms matches of the README are the `yolah match` commands there.
@@ -32,19 +32,11 @@ fn crushes_random(spec: &str) {
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "release only: cargo test --release -p yolah-lab --test strength"
-)]
 fn alphabeta_crushes_random() {
     crushes_random("alphabeta:depth=2");
 }
 
 #[test]
-#[cfg_attr(
-    debug_assertions,
-    ignore = "release only: cargo test --release -p yolah-lab --test strength"
-)]
 fn mcts_crushes_random() {
     crushes_random("mcts:iterations=200");
 }
