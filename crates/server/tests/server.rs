@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{client, get, next, next_of, next_state_where, send, start_server, Ws};
+use common::{client, client_from, get, next, next_of, next_state_where, send, start_server, Ws};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -56,7 +56,9 @@ async fn bad_messages_are_refused_and_change_nothing() {
     let mut watcher = client(&addr).await;
     send(&mut watcher, json!({"type": "join", "key": watch})).await;
     assert_eq!(next_of(&mut watcher, "welcome").await["role"], "watcher");
-    let mut third = client(&addr).await;
+    // Someone else, at another address, with the invite passed on (the
+    // same player's second tab would take the seat over).
+    let mut third = client_from(&addr, "127.0.0.3").await;
     send(&mut third, json!({"type": "join", "key": invite})).await;
     assert!(next(&mut third).await["message"]
         .as_str()
