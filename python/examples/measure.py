@@ -66,5 +66,17 @@ def main(games: int = 1_000_000) -> None:
     print(json.dumps(out))
 
 
+def games_argument(args):
+    """GAMES from the command line, or a usage line and exit code 2."""
+    if not args:
+        return 1_000_000
+    if len(args) == 1 and args[0].isdigit() and int(args[0]) > 0:
+        return int(args[0])
+    if args[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        sys.exit(0)
+    sys.exit(f"{__doc__.strip()}\n\nGAMES is a number of games, at least 1, not {' '.join(args)!r}")
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000)
+    main(games_argument(sys.argv[1:]))

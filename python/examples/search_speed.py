@@ -29,7 +29,7 @@ def trivial(observations, masks):
 def simulations_per_second(games, simulations, moves, threads, repeat):
     rates, cpu_rates = [], []
     for r in range(repeat):
-        env = VectorEnv(games, observation=False, action_mask=None)
+        env = VectorEnv(games, observation=False, action_mask=None, copy=False)
         env.reset()
         search = Search(games, threads=threads, seed=r)
         start, cpu = time.perf_counter(), time.process_time()

@@ -45,7 +45,7 @@ def rate(run, steps_per_call, seconds, repeat):
 def with_observations(envs, threads, mask, seconds, repeat):
     """Steps with observations, a mask and legal-action lists; actions drawn
     uniformly from the lists in NumPy."""
-    env = VectorEnv(envs, threads=threads, action_mask=mask, legal_actions=True)
+    env = VectorEnv(envs, threads=threads, action_mask=mask, legal_actions=True, copy=False)
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
     rows = np.arange(envs)
@@ -61,10 +61,10 @@ def random_in_rust(envs, threads, observation, seconds, repeat):
     """Steps whose random moves Rust draws: `step_random` with observations
     and packed masks, or `rollout` with nothing but rewards and ends."""
     if observation:
-        env = VectorEnv(envs, threads=threads)
+        env = VectorEnv(envs, threads=threads, copy=False)
         env.reset(seed=0)
         return rate(env.step_random, envs, seconds, repeat)
-    env = VectorEnv(envs, threads=threads, observation=False, action_mask=None)
+    env = VectorEnv(envs, threads=threads, observation=False, action_mask=None, copy=False)
     env.reset(seed=0)
     steps = 64
     return rate(lambda: env.rollout(steps), envs * steps, seconds, repeat)

@@ -267,7 +267,9 @@ impl PyPosition {
     }
 
     /// The position as planes from the side to move's point of view: a
-    /// float32 array of shape `(PLANES, 8, 8)` (see `yolah.observation`).
+    /// float32 array of shape `(PLANES, 8, 8)`: the side to move's pieces,
+    /// the opponent's, the holes and the empty squares, indexed
+    /// `[plane, rank, file]` (a1 at `[p, 0, 0]`); see `yolah.environment`.
     fn observation<'py>(&self, py: Python<'py>) -> Bound<'py, numpy::PyArray3<f32>> {
         crate::observe::observation_array(py, &self.0)
     }

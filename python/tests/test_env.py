@@ -4,13 +4,20 @@ import numpy as np
 import pytest
 
 pettingzoo = pytest.importorskip("pettingzoo")
-from pettingzoo.test import api_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 import yolah  # noqa: E402
 
 
 def test_pettingzoo_api():
     api_test(yolah.env(), num_cycles=200)
+
+
+def test_pettingzoo_seed_and_render():
+    # What the README says passes: the same seed, the same games; every
+    # render mode draws.
+    seed_test(yolah.env, num_cycles=50)
+    render_test(yolah.env)
 
 
 def test_random_games_to_the_end():

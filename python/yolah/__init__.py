@@ -64,8 +64,9 @@ from ._yolah import (
 
 
 def env(**kwargs):
-    """The PettingZoo AEC environment (needs ``pettingzoo``): see
-    :mod:`yolah.env`."""
+    """The PettingZoo AEC environment (needs ``pettingzoo``): its agents,
+    observations (planes and action mask), actions and rewards are described
+    in :mod:`yolah.environment` (``help(yolah.environment)``)."""
     from .environment import env as make
 
     return make(**kwargs)

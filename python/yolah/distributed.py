@@ -12,7 +12,8 @@ it would under that load).
 
 ``ray.init()`` runs locally unless ``address`` names a cluster (such as
 ``"auto"`` on a node of it, or ``"ray://head:10001"``); every node needs
-this package installed (``pip install "yolah[ray]"``). ``workers`` is the
+this package installed (``pip install "./python[ray]"`` from the
+repository, or ``pip install ray`` beside it). ``workers`` is the
 most tasks running at once (default: the cluster's CPUs); each task uses
 one CPU.
 
@@ -55,7 +56,7 @@ def _ray():
         import ray
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(
-            'yolah.distributed needs Ray: pip install "yolah[ray]" (or pip install ray)'
+            'yolah.distributed needs Ray: pip install ray (or pip install "./python[ray]" from the repository)'
         ) from e
     return ray
 

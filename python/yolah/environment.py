@@ -2,7 +2,7 @@
 
 Agents are ``"black"`` and ``"white"``; Black moves first. Each step the
 agent to move picks one of ``ACTIONS`` = 4096 actions, ``from * 64 + to``
-(squares a1 = 0 … h8 = 63); a side with no move must play the pass, action
+(squares rank by rank: a1 = 0, b1 = 1, …, a2 = 8, …, h8 = 63); a side with no move must play the pass, action
 0 (``a1:a1``). Observations are dicts:
 
 * ``observation``: float32 ``(PLANES, 8, 8)`` planes from the observing

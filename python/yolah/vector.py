@@ -12,7 +12,11 @@
 
 One step plays one action in each of ``num_envs`` games: the GIL is
 released, the games are split over ``threads`` threads, and every result is
-written into arrays allocated once (``copy=True`` returns copies instead).
+written into arrays allocated once. By default ``reset`` and ``step`` return
+copies of them, as Gymnasium's vector environments do, so that what a
+caller keeps (a replay buffer) stays as it was; ``copy=False`` returns the
+arrays themselves, which the next step overwrites: faster, for a loop that
+uses each result before it steps again (the speed figures are measured so).
 
 **Two players, one policy.** Yolah has two sides that alternate (a side
 with no move passes, action 0). The environment follows the self-play
@@ -140,11 +144,16 @@ class VectorEnv(_GymVectorEnv):
         action_mask="packed",
         legal_actions: bool = False,
         reach: bool = False,
-        copy: bool = False,
+        copy: bool = True,
         render_mode=None,
     ):
         if isinstance(autoreset_mode, str):
-            autoreset_mode = AutoresetMode(autoreset_mode)
+            # "SameStep", "same_step" and "same-step" all name SAME_STEP.
+            by_name = {m.value.lower(): m for m in _AUTORESET}
+            key = autoreset_mode.replace("_", "").replace("-", "").lower()
+            if key not in by_name:
+                raise ValueError(f"autoreset_mode {autoreset_mode!r} is not one of {[m.value for m in _AUTORESET]}")
+            autoreset_mode = by_name[key]
         if autoreset_mode not in _AUTORESET:
             raise ValueError(f"autoreset_mode {autoreset_mode!r} is not an AutoresetMode")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
