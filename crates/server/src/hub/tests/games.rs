@@ -293,9 +293,9 @@ fn the_same_player_in_another_tab_takes_the_seat_over() {
     assert_eq!(seat_moved_to(&back, 3), Some(true));
 
     // Bob on another machine, with his cookie, takes his seat over; someone
-    // else at his address with another name cannot, nor can his address
-    // without the cookie's name (a person is known by the cookie when both
-    // have one; the address decides only where one has none).
+    // else at his address with another name cannot (a person is known by
+    // the cookie when both connections have one; the address decides only
+    // where one has none).
     h.connect(4, "10.0.0.9", Some(person("Bob")));
     h.connect(5, "10.0.0.2", Some(person("Eve")));
     let white = invite.unwrap();
