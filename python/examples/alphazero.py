@@ -125,6 +125,9 @@ class Replay:
 
     def load(self, state):
         n = len(state["replay_z"])
+        if n > len(self.z):
+            sys.exit(f"the checkpoint holds {n} positions, more than --buffer {len(self.z)}: "
+                     f"resume with --buffer {n} or more")
         self.planes[:n] = state["replay_planes"]
         self.scores[:n] = state["replay_scores"]
         self.legal[:n] = state["replay_legal"]
@@ -552,6 +555,11 @@ def parse_args(argv=None):
     for name in ("games", "sims", "fast_sims", "eval_games", "eval_sims", "buffer", "batch"):
         if getattr(args, name, 1) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: must be at least 1")
+    for spec in args.opponents:
+        try:
+            yolah.Player(spec)
+        except yolah.YolahError as e:
+            p.error(f"--opponents: {e}")
     if os.path.exists(args.dir) and not os.path.isdir(args.dir):
         p.error(f"--dir {args.dir}: is a file, not a directory")
     for name in ("actors", "queue", "publish_every"):
