@@ -6,7 +6,6 @@ one call from a Python loop, and PettingZoo environment steps a second.
 """
 
 import json
-import sys
 import time
 
 import numpy as np
@@ -66,17 +65,12 @@ def main(games: int = 1_000_000) -> None:
     print(json.dumps(out))
 
 
-def games_argument(args):
-    """GAMES from the command line, or a usage line and exit code 2."""
-    if not args:
-        return 1_000_000
-    if len(args) == 1 and args[0].isdigit() and int(args[0]) > 0:
-        return int(args[0])
-    if args[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        sys.exit(0)
-    sys.exit(f"{__doc__.strip()}\n\nGAMES is a number of games, at least 1, not {' '.join(args)!r}")
-
-
 if __name__ == "__main__":
-    main(games_argument(sys.argv[1:]))
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Measures the Python package: random games, calls and environment steps a second.")
+    parser.add_argument("games", nargs="?", type=int, default=1_000_000, help="random games to time (a million)")
+    games = parser.parse_args().games
+    if games < 1:
+        parser.error(f"games {games}: at least 1")
+    main(games)

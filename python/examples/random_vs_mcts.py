@@ -4,7 +4,6 @@ shows the loop an agent lives in.
     python python/examples/random_vs_mcts.py [GAMES]
 """
 
-import sys
 
 import numpy as np
 
@@ -40,17 +39,12 @@ def main(games: int = 4) -> None:
     print(wins)
 
 
-def games_argument(args):
-    """GAMES from the command line, or a usage line and exit code 2."""
-    if not args:
-        return 4
-    if len(args) == 1 and args[0].isdigit() and int(args[0]) > 0:
-        return int(args[0])
-    if args[0] in ("-h", "--help"):
-        print(__doc__.strip())
-        sys.exit(0)
-    sys.exit(f"{__doc__.strip()}\n\nGAMES is a number of games, at least 1, not {' '.join(args)!r}")
-
-
 if __name__ == "__main__":
-    main(games_argument(sys.argv[1:]))
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Random moves against MCTS in the PettingZoo environment.")
+    parser.add_argument("games", nargs="?", type=int, default=4, help="games to play (4)")
+    games = parser.parse_args().games
+    if games < 1:
+        parser.error(f"games {games}: at least 1")
+    main(games)
