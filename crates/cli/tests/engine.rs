@@ -224,7 +224,7 @@ fn nonsense_gets_an_error_and_the_engine_goes_on() {
     for (line, expected) in [
         ("dance", "error unknown command \"dance\""),
         ("go nodes", "error go: nodes needs a number"),
-        ("go depth 0", "error go: depth must be from 1 to 120"),
+        ("go depth 0", "error go: depth must be from 1 to 128"),
         ("go speed 3", "error go: unknown limit \"speed\""),
         ("position", "error position: expected position startpos"),
         (

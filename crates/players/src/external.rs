@@ -24,6 +24,7 @@
 mod stderr;
 
 use crate::budget::Budget;
+use crate::limits::MAX_DEPTH;
 use crate::player::{Analysis, Forfeit, Player, Search, StartError};
 use crate::score::Score;
 use crate::spec::{FromSpec, Spec, SpecError};
@@ -131,9 +132,12 @@ impl FromSpec for ExternalEngine {
         let budget = match (spec.time()?, spec.number("depth")?, spec.number("nodes")?) {
             (None, None, None) => None,
             (Some(t), None, None) => Some(Budget::Time(t)),
-            (None, Some(d), None) if (1..=120).contains(&d) => Some(Budget::Depth(d as u32)),
+            (None, Some(d), None) if (1..=u64::from(MAX_DEPTH)).contains(&d) => {
+                Some(Budget::Depth(d as u32))
+            }
             (None, Some(d), None) => {
-                return Err(spec.bad_value("depth", d, "must be from 1 to 120"));
+                let reason = format!("must be from 1 to {MAX_DEPTH}");
+                return Err(spec.bad_value("depth", d, &reason));
             }
             (None, None, Some(0)) => {
                 return Err(spec.bad_value("nodes", 0, "leaves nothing to search"));

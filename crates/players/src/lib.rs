@@ -72,7 +72,7 @@ mod table;
 pub use alphabeta::{AlphaBeta, SearchOptions, DEFAULT_HASH_MIB, MAX_HASH_MIB};
 pub use budget::{Budget, GameClock, Stop};
 pub use external::ExternalEngine;
-pub use limits::{available_cores, MAX_THREADS};
+pub use limits::{available_cores, MAX_DEPTH, MAX_THREADS};
 pub use mc::MonteCarlo;
 pub use mcts::{LeafValue, Mcts};
 pub use player::{forfeit_kind, Analysis, Forfeit, Player, Search, StartError, STDERR_WORDS};

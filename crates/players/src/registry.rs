@@ -179,6 +179,11 @@ mod tests {
             "key=value",
         );
         says(
+            "alphabeta:depth=3,,seed=1",
+            |e| matches!(e, E::NotKeyValue { option, .. } if option.is_empty()),
+            "an option is empty (two commas in a row, or one at an end)",
+        );
+        says(
             "mcts:seed=1,seed=2",
             |e| matches!(e, E::DuplicateKey { key, .. } if key == "seed"),
             "seed is given twice",
@@ -211,7 +216,7 @@ mod tests {
         says(
             "engine:cmd=x,depth=500",
             |e| matches!(e, E::BadValue { .. }),
-            "depth=500 must be from 1 to 120",
+            "depth=500 must be from 1 to 128",
         );
         says(
             "engine:cmd=x,depth=5,time=1s",

@@ -154,6 +154,9 @@ impl fmt::Display for SpecError {
                 "{player} has no option {key:?} (it takes {})",
                 keys.join(", ")
             ),
+            SpecError::NotKeyValue { option, .. } if option.is_empty() => {
+                f.write_str("an option is empty (two commas in a row, or one at an end)")
+            }
             SpecError::NotKeyValue { option, .. } => {
                 write!(f, "option {option:?} is not key=value")
             }
@@ -195,7 +198,13 @@ impl<'a> Spec<'a> {
     pub(crate) fn parse(text: &'a str) -> Result<Spec<'a>, SpecError> {
         let (name, rest) = text.split_once(':').unwrap_or((text, ""));
         let mut options = Vec::new();
-        for part in rest.split(',').filter(|p| !p.is_empty()) {
+        // `nn:` is `nn`, but an empty option (`nn:time=1s,,seed=2`, a comma
+        // at the end) is refused: it is most often a value lost on the way.
+        let parts = match rest {
+            "" => None,
+            _ => Some(rest.split(',')),
+        };
+        for part in parts.into_iter().flatten() {
             let (key, value) = part.split_once('=').ok_or_else(|| SpecError::NotKeyValue {
                 spec: text.to_string(),
                 option: part.to_string(),

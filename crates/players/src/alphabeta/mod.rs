@@ -28,9 +28,9 @@ mod endgame;
 mod options;
 mod worker;
 
-/// Deepest search (a game never lasts longer than this many plies below any
-/// position).
-const MAX_PLY: usize = 128;
+/// The plies a search keeps per-ply state for (killers, reductions): the
+/// deepest search a budget asks for.
+const MAX_PLY: usize = crate::MAX_DEPTH as usize;
 /// The transposition table's size unless a spec says `hash=`, in MiB. At
 /// 1 s a move (depth 12 to 14 in the middle game) a 16 MiB table overflows:
 /// a table four times larger reaches depth 14 with a fifth fewer nodes

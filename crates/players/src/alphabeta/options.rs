@@ -2,10 +2,11 @@
 //! techniques ([`SearchOptions`]), its threads and its evaluation — the
 //! heuristic's weights for `alphabeta`, a network for `nn`.
 
-use super::{AlphaBeta, DEFAULT_HASH_MIB, MAX_HASH_MIB, MAX_PLY};
+use super::{AlphaBeta, DEFAULT_HASH_MIB, MAX_HASH_MIB};
 use crate::budget::Budget;
 use crate::eval::Evaluator;
 use crate::eval::Weights;
+use crate::limits::MAX_DEPTH;
 use crate::player::Player;
 use crate::spec::{FromSpec, Spec, SpecError};
 
@@ -76,9 +77,9 @@ fn parse_budget(spec: &Spec) -> Result<Budget, SpecError> {
     let time = spec.time()?;
     Ok(match (depth, nodes, time) {
         (None, None, None) => Budget::Depth(7),
-        (Some(d), None, None) if (1..=MAX_PLY as u64).contains(&d) => Budget::Depth(d as u32),
+        (Some(d), None, None) if (1..=u64::from(MAX_DEPTH)).contains(&d) => Budget::Depth(d as u32),
         (Some(d), None, None) => {
-            return Err(spec.bad_value("depth", d, &format!("must be from 1 to {MAX_PLY}")))
+            return Err(spec.bad_value("depth", d, &format!("must be from 1 to {MAX_DEPTH}")))
         }
         (None, Some(0), None) => {
             return Err(spec.bad_value("nodes", 0, "leaves nothing to search"))

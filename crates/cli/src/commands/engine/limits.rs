@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 use yolah::Color;
-use yolah_players::{Analysis, Budget, GameClock, Score};
+use yolah_players::{Analysis, Budget, GameClock, Score, MAX_DEPTH};
 
 /// The limits of a `go` command.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -33,7 +33,8 @@ impl GoLimits {
             match word {
                 "movetime" => limits.movetime = Some(value.max(1)),
                 "depth" => {
-                    limits.depth = Some(u32::try_from(value).ok().filter(|d| (1..=120).contains(d)).ok_or("depth must be from 1 to 120")?)
+                    let depth = u32::try_from(value).ok().filter(|d| (1..=MAX_DEPTH).contains(d));
+                    limits.depth = Some(depth.ok_or(format!("depth must be from 1 to {MAX_DEPTH}"))?);
                 }
                 "nodes" => limits.nodes = Some(value.max(1)),
                 "btime" => limits.clock[Color::Black as usize] = Some(value),
