@@ -49,6 +49,18 @@ def test_an_illegal_action_loses():
     assert env.rewards["black"] == -1
 
 
+def test_an_action_must_be_an_integer():
+    env = yolah.environment.raw_env()
+    env.reset()
+    d5b7 = yolah.Move("d5:b7").action
+    with pytest.raises(TypeError, match="an action is an integer from 0 to 4095, not 3.7"):
+        env.step(3.7)  # was truncated to 3, a1:d1
+    with pytest.raises(TypeError, match="an action is an integer"):
+        env.step(np.float32(d5b7))
+    env.step(np.array(d5b7))  # NumPy integers are integers
+    assert env.position.black_score == 1
+
+
 def test_observations_are_each_agents_own():
     env = yolah.env()
     env.reset()

@@ -109,6 +109,14 @@ def test_memory_is_bounded():
     assert out.visit_counts.sum() >= 3 * 400
 
 
+def test_an_evaluator_that_returns_one_array_is_told_what_to_return():
+    env = VectorEnv(2, observation=False, action_mask=None)
+    env.reset()
+    for wrong in [lambda o, m: np.zeros((len(m), 4096), np.float32), lambda o, m: np.zeros(2, np.float32)]:
+        with pytest.raises(yolah.YolahError, match=r"evaluate must return \(logits, values\)"):
+            Search(2).run(env, wrong, 10)
+
+
 def test_the_evaluator_sees_each_leaf_once_a_round():
     seen = []
 

@@ -133,6 +133,9 @@ def test_a_bad_action_raises_and_no_game_moves():
         with pytest.raises(yolah.IllegalMoveError, match=message):
             env.step([good, bad, good])
         assert env.positions() == before
+    with pytest.raises(TypeError, match="actions are integers from 0 to 4095, not float64 values"):
+        env.step(np.array([good, good, good], dtype=np.float64) + 0.5)
+    assert env.positions() == before
     with pytest.raises(yolah.YolahError, match="2 actions for 3 games"):
         env.step([good, good])
     with pytest.raises(yolah.YolahError):

@@ -13,8 +13,10 @@ The network (``crates/players/src/az/net.rs`` runs the same in Rust)::
 
 The policy is a from-square term, a to-square term and a rank-K
 interaction, so that what is learnt about a square serves every move that
-uses it: far fewer weights than a dense 4,096-way head, which two CPU cores
-could not train in hours. Training reads logits at the legal moves only
+uses it: far fewer weights than a dense 4,096-way head (with
+``examples/alphazero.py``'s defaults, h2 of 128 and K = 8, 2 × 64 × 128 +
+2 × 512 × 128 = 147,456 weights against 128 × 4,096 = 524,288, each with
+its Adam moments). Training reads logits at the legal moves only
 (``legal_actions``, -1 padded, with the search's visit distribution as the
 target), never the whole 4,096.
 
@@ -38,7 +40,9 @@ NAMES = ["W1", "b1", "W2", "b2", "wv", "bv", "Wf", "bf", "Wt", "bt", "Wu", "bu",
 #: target: the margin says more about a game than its sign, and teaches the
 #: trunk what the value head needs.
 AUX = ["wm", "bm"]
-#: Margins of random games have a standard deviation of about 5 points.
+#: Margins of random games have a standard deviation of about 5 points
+#: (5.17 over 5,000 games of uniformly random moves, ``random.seed(1)``).
+#: Dividing by 4 keeps most targets within ±2.
 MARGIN_SCALE = 4.0
 MAGIC = b"YOLAHAZ1"
 

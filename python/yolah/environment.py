@@ -26,6 +26,8 @@ ends the game with -1 for the agent that played it (PettingZoo's
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
@@ -34,6 +36,15 @@ from pettingzoo.utils import wrappers
 from ._yolah import ACTIONS, PLANES, Move, Position
 
 AGENTS = ["black", "white"]
+
+
+def _action_index(action) -> int:
+    """``action`` as an int, if it is an integer (Python's, NumPy's, or a
+    0-d integer array): a float such as 3.7 is refused, not truncated to 3."""
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise TypeError(f"an action is an integer from 0 to {ACTIONS - 1}, not {action!r}") from None
 
 
 def env(render_mode=None):
@@ -109,7 +120,7 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0
-        self.position.play(Move.from_action(int(action)))
+        self.position.play(Move.from_action(_action_index(action)))
         self.rewards = {a: 0 for a in AGENTS}
         if self.position.is_game_over():
             winner = self.position.winner

@@ -149,7 +149,11 @@ class Search:
         games = getattr(env, "games", env)
 
         def checked(observations, masks):
-            logits, values = evaluate(observations, masks)
+            answer = evaluate(observations, masks)
+            if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+                # Not a pair: the Rust side says what evaluate must return.
+                return answer
+            logits, values = answer
             return (
                 np.ascontiguousarray(logits, dtype=np.float32),
                 np.ascontiguousarray(values, dtype=np.float32).reshape(-1),

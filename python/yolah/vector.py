@@ -203,6 +203,10 @@ class VectorEnv(_GymVectorEnv):
     def step(self, actions):
         """Plays ``actions[i]`` in game ``i``; returns ``(observations,
         rewards, terminations, truncations, infos)``."""
+        actions = np.asarray(actions)
+        if actions.size and actions.dtype.kind not in "iu":
+            # A cast would truncate 3.7 to 3 without a word.
+            raise TypeError(f"actions are integers from 0 to {ACTIONS - 1}, not {actions.dtype} values")
         self.games.step(np.ascontiguousarray(actions, dtype=np.int64).reshape(-1))
         return self._results()
 
