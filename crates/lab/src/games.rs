@@ -49,11 +49,14 @@ impl From<StartError> for GameError {
     }
 }
 
-/// A clock for both sides: `base` each, `increment` added after every
-/// move; a side whose move takes longer than its time left plus `margin`
-/// loses on time. In-process players and external engines are held to the
-/// same clock (ours spend [`GameClock::time_for_move`] of it; an engine is
-/// sent the clock and decides).
+/// A clock for both sides, written in seconds (`10+0.1`, as engine testers
+/// do; the server's `TimeControl` of people's games is in minutes): `base`
+/// each, `increment` added after every move; a side whose move takes longer
+/// than its time left plus `margin` loses on time. In-process players and
+/// external engines are held to the same clock: ours are given
+/// [`GameClock::time_for_move`] of it as their budget (the alpha-beta
+/// players with time management, `tm`, on by default, plan their own time
+/// from the clock instead) and an engine is sent the clock and decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
     /// Time on each clock at the start.

@@ -52,3 +52,9 @@ pub mod standings;
 pub mod tournament;
 pub mod train;
 pub mod tune;
+
+/// The most worker threads a run takes (`--threads` of `yolah match`,
+/// `selfplay`, `perft`… and `threads=` of the Python functions that run
+/// games). Each worker plays its own games; this bounds what a typo can
+/// ask for, not what helps (more than the machine's cores only slows a run).
+pub const MAX_RUN_THREADS: u64 = 1024;

@@ -201,9 +201,30 @@ mod whole_tests {
         );
         let positive = whole::<u64>(1, u64::MAX);
         assert_eq!(positive("0"), Err("it must be at least 1".into()));
-        let threads = whole::<u16>(1, 1024);
+        let threads = whole::<u16>(1, crate::MAX_RUN_THREADS);
         assert_eq!(threads("1024"), Ok(1024));
         let port = whole::<u16>(0, u16::MAX.into());
         assert_eq!(port("65536"), Err("65536 is not in 0..=65535".into()));
+    }
+}
+
+#[cfg(test)]
+mod help_tests {
+    use super::SelfplayOptions;
+    use crate::selfplay::STRAY_ABOVE_FREE;
+    use clap::{Args, Command};
+
+    /// `--explore`'s help gives the threshold in words: it must be the
+    /// constant the self-play uses.
+    #[test]
+    fn explore_help_names_the_threshold_self_play_uses() {
+        let command = SelfplayOptions::augment_args(Command::new("selfplay"));
+        let explore = command
+            .get_arguments()
+            .find(|a| a.get_id() == "explore")
+            .unwrap();
+        let help = explore.get_help().unwrap().to_string();
+        let words = format!("while more than {STRAY_ABOVE_FREE} squares are free");
+        assert!(help.contains(&words), "{help}");
     }
 }

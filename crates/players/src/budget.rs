@@ -36,7 +36,10 @@ impl GameClock {
     /// The share of its clock the side with `remaining` and `increment`
     /// spends on a move: a twentieth of what is left plus three quarters of
     /// the increment, never more than what is left less `overhead`, never
-    /// nothing. `yolah engine` and the in-process players both use it.
+    /// nothing. Callers that hold a clock (`yolah engine`, matches, the
+    /// server) give it to a search as its time budget; the alpha-beta
+    /// players with time management (`tm`, on by default) plan their own
+    /// time from the clock instead.
     pub fn time_for_move(remaining: Duration, increment: Duration, overhead: Duration) -> Duration {
         let share = remaining / 20 + increment * 3 / 4;
         share

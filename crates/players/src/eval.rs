@@ -68,6 +68,11 @@ pub enum WeightsError {
         /// The file.
         path: String,
     },
+    /// Neither a name of weights nor a file (`weights=tunde`).
+    Unknown {
+        /// The name or file given.
+        name: String,
+    },
 }
 
 impl fmt::Display for WeightsError {
@@ -78,6 +83,10 @@ impl fmt::Display for WeightsError {
             WeightsError::OutOfRange { path } => {
                 write!(f, "{path}: weights must be finite numbers below 100000")
             }
+            WeightsError::Unknown { name } => write!(
+                f,
+                "no weights are named {name:?} (the names are tuned and hand) and no file has that name"
+            ),
         }
     }
 }
@@ -127,6 +136,9 @@ impl Weights {
         match name_or_path {
             "hand" => Ok(Weights::HAND),
             "tuned" => Ok(TUNED),
+            path if !std::path::Path::new(path).exists() => Err(WeightsError::Unknown {
+                name: path.to_string(),
+            }),
             path => Weights::load(path),
         }
     }
@@ -350,6 +362,14 @@ mod tests {
             .to_string()
             .contains("cannot read"));
         let e = Weights::load("/dev/zero").unwrap_err().to_string();
+        assert_eq!(e, "/dev/zero is larger than 64 KiB");
+        assert_eq!(Weights::named_or_load("hand").unwrap(), Weights::HAND);
+        let e = Weights::named_or_load("tunde").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            r#"no weights are named "tunde" (the names are tuned and hand) and no file has that name"#
+        );
+        let e = Weights::named_or_load("/dev/zero").unwrap_err().to_string();
         assert_eq!(e, "/dev/zero is larger than 64 KiB");
     }
 }

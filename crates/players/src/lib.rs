@@ -3,14 +3,15 @@
 //! Computer players for Yolah behind one trait, [`Player`], each built from
 //! a spec string `NAME[:key=value,…]` by [`from_spec`].
 //!
-//! | name        | plays                                   | budget keys                     |
+//! | name        | plays                                   | keys (besides `seed=`)          |
 //! |-------------|-----------------------------------------|---------------------------------|
 //! | `random`    | a uniform random legal move             |                                 |
 //! | `mc`        | flat Monte Carlo, best mean playout     | `playouts=`, `time=`            |
-//! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `c=`, `eval=` |
-//! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `threads=`, `hash=`, `weights=` |
-//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `threads=`, `hash=`, `net=`     |
+//! | `mcts`      | Monte Carlo tree search with UCT        | `iterations=`, `time=`, `nodes=`, `c=`, `eval=`, `net=`, `threads=` |
+//! | `alphabeta` | negamax alpha-beta, heuristic evaluation| `depth=`, `nodes=`, `time=`, `threads=`, `hash=`, `weights=`, search options |
+//! | `nn`        | the same search, network evaluation     | `depth=`, `nodes=`, `time=`, `threads=`, `hash=`, `net=`, search options |
 //! | `az`        | PUCT search with a policy-value network  | `net=` (required), `sims=`, `time=`, `c=`, `fpu=`, `nodes=` |
+//! | `engine`    | another program, through the engine protocol | `cmd=` (required), `name=`, `time=`, `depth=`, `nodes=`, `timeout=` |
 //!
 //! `threads=N` searches on N threads (lazy SMP on one shared table);
 //! `hash=MIB` sizes that table ([`DEFAULT_HASH_MIB`] unless given). With a
@@ -42,13 +43,15 @@
 //!   threads, budget, network);
 //! * the players, each building itself from a parsed spec: alpha-beta
 //!   ([`AlphaBeta`], for `alphabeta` and `nn`), [`Mcts`], [`MonteCarlo`],
-//!   [`RandomPlayer`], [`ExternalEngine`];
+//!   [`RandomPlayer`], [`ExternalEngine`], and [`az`] (public: its
+//!   encoding and search tree also serve the Python package);
 //! * at the top, the registry: the only module that knows every player
 //!   and maps names to them ([`from_spec`], [`PLAYER_NAMES`]).
 //!
 //! The players' modules are private; their types are re-exported here.
-//! `eval`, `nn`, `score` and `solve` stay public: each is a library of its
-//! own (features, the network format, the score scale, the solver).
+//! `eval`, `nn`, `score`, `solve` and `az` stay public: each is a library
+//! of its own (features, the network format, the score scale, the solver,
+//! the learner's encoding and tree).
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 

@@ -38,7 +38,11 @@ pub struct Search<'a> {
     /// about every 100 ms (Monte Carlo players).
     pub progress: Option<&'a mut dyn FnMut(&Analysis)>,
     /// The game clock, when the game has one. An external engine is sent
-    /// the clock and decides; our players get `budget` from the caller.
+    /// the clock and decides; the caller also gives our players a time
+    /// `budget` ([`GameClock::time_for_move`]), which the Monte Carlo
+    /// players spend as it is and the alpha-beta players (`alphabeta`,
+    /// `nn`) replace with their own plan from the clock while their time
+    /// management (`tm`, on by default) is on.
     pub clock: Option<GameClock>,
 }
 

@@ -28,7 +28,9 @@ use std::time::{Duration, Instant};
 use yolah::{Color, Position};
 
 /// A time control: `base` for the whole game, plus `increment` after each
-/// move (written `minutes+seconds`, as `3+2`).
+/// move (written `minutes+seconds`, as `3+2`, as people's game sites do).
+/// Not `yolah_lab::TimeControl`, the clock of engine matches, which is
+/// written in seconds (`10+0.1`) and has a margin for process overheads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
     /// Each side's time at the start.

@@ -9,11 +9,13 @@
 //! pool of threads runs the computer players' searches. Every resource a
 //! client can make the server hold is bounded by [`Limits`].
 //!
-//! Routes: `/` the page, `/ws` the game protocol (`docs/protocol.md`),
-//! `/record?key=KEY` a game's JSON record, `/games` the archive of finished
-//! games (JSON, newest first, `?before=ID&limit=N`), `/games/ID` a finished
-//! game's record, `/games/ID/history` its positions for the page's replay,
-//! `/stats` the server's counters.
+//! Routes (`routes.rs`): `/` the page, with `/page.js`, `/favicon.svg` and
+//! `/favicon.ico`; `/ws` the game protocol (`docs/protocol.md`); `POST
+//! /name` the player's name cookie; `/live?offset=N&limit=M` the games being
+//! played, newest first; `/record?key=KEY` a game's JSON record; `/games`
+//! the archive of finished games (JSON, newest first, `?before=ID&limit=N`),
+//! `/games/ID` a finished game's record, `/games/ID/history` its positions
+//! for the page's replay; `/stats` the server's counters.
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 

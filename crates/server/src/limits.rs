@@ -100,9 +100,7 @@ impl Default for Limits {
     /// One search per core, each on every core unless its spec says how
     /// many.
     fn default() -> Limits {
-        Limits::with_threads(
-            std::thread::available_parallelism().map_or(2, |n| n.get()),
-            yolah_players::available_cores(),
-        )
+        let cores = yolah_players::available_cores();
+        Limits::with_threads(cores, cores)
     }
 }

@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::path::Path;
 use yolah_lab::label::{label_file, LabelConfig};
+use yolah_lab::MAX_RUN_THREADS;
 
 /// What `yolah label` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -42,7 +43,7 @@ pub struct LabelArgs {
     #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// Worker threads (the labels are the same on any number).
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
 }
 

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 use yolah_lab::games::{run_match_until, Match, MatchGame, MatchSummary, TimeControl};
 use yolah_lab::ratings::{Sprt, SprtState};
+use yolah_lab::MAX_RUN_THREADS;
 use yolah_players::forfeit_kind;
 
 /// What `yolah match` does: its line in `yolah --help` and the first
@@ -33,7 +34,7 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// Stop as soon as a sequential probability ratio test decides, as in
     /// elo0=0,elo1=10 (alpha and beta 0.05 unless given); --games is then

@@ -7,6 +7,7 @@ use clap::Args;
 use serde_json::json;
 use std::time::Instant;
 use yolah::perft::{divide, perft_threads};
+use yolah_lab::MAX_RUN_THREADS;
 
 /// What `yolah perft` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -23,7 +24,7 @@ pub struct PerftArgs {
     #[command(flatten)]
     start: StartArgs,
     /// Worker threads.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// List the leaves below each root move.
     #[arg(long)]

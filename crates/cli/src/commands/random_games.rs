@@ -8,6 +8,7 @@ use yolah::playout::random_games_range;
 use yolah_lab::options::RandomGamesOptions;
 use yolah_lab::random_games::{counts_json, counts_text, ShardCounts};
 use yolah_lab::shard::Shard;
+use yolah_lab::MAX_RUN_THREADS;
 
 /// What `yolah random-games` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -21,7 +22,7 @@ pub struct RandomGamesArgs {
     #[command(flatten)]
     run: RandomGamesOptions,
     /// Worker threads.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// Play only shard K of N of the run (1-based, such as 2/8), for
     /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the

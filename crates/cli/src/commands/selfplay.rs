@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 use yolah_lab::selfplay;
 use yolah_lab::shard::Shard;
+use yolah_lab::MAX_RUN_THREADS;
 
 /// What `yolah selfplay` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -21,7 +22,7 @@ pub struct SelfplayArgs {
     #[command(flatten)]
     run: yolah_lab::options::SelfplayOptions,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// Play only shard K of N of the run (1-based, such as 2/8), for
     /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the

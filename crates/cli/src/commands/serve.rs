@@ -4,6 +4,7 @@
 use crate::args::{parse_duration_arg, positive_number, whole};
 use anyhow::{Context, Result};
 use clap::Args;
+use yolah_lab::MAX_RUN_THREADS;
 use yolah_server::Limits;
 
 /// The bounds `yolah serve --help` shows as defaults. The thread counts,
@@ -72,11 +73,11 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = DEFAULTS.max_watchers as u64, value_parser = whole::<u64>(0, 1_000_000), allow_negative_numbers = true)]
     max_watchers: u64,
     /// Computer searches running at once (default: one per core).
-    #[arg(long, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     search_threads: Option<u16>,
     /// Threads each computer search takes when its spec does not say
     /// threads= (default: every core).
-    #[arg(long, value_parser = whole::<u16>(1, 256), allow_negative_numbers = true)]
+    #[arg(long, value_parser = whole::<u16>(1, yolah_players::MAX_THREADS as u64), allow_negative_numbers = true)]
     threads_per_search: Option<u16>,
     /// How long finished or abandoned games stay in memory (they stay in the
     /// database), such as 600s.
@@ -244,7 +245,21 @@ impl ServeArgs {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_origin;
+    use super::{parse_origin, ServeArgs};
+    use yolah_server::Limits;
+
+    /// The defaults `--help` shows (some written as text, such as "600s")
+    /// are the server's own.
+    #[test]
+    fn the_flags_defaults_are_the_servers() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            serve: ServeArgs,
+        }
+        let args = <Cli as clap::Parser>::parse_from(["serve"]).serve;
+        assert_eq!(args.limits(), Limits::default());
+    }
 
     #[test]
     fn origins_are_what_browsers_send() {

@@ -10,6 +10,7 @@ use yolah_lab::options::TournamentOptions;
 use yolah_lab::shard::Shard;
 use yolah_lab::standings::Standings;
 use yolah_lab::tournament::{self, Store};
+use yolah_lab::MAX_RUN_THREADS;
 
 /// What `yolah tournament` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -23,7 +24,7 @@ pub struct TournamentArgs {
     #[command(flatten)]
     run: TournamentOptions,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// Play only shard K of N of the run (1-based, such as 2/8), for
     /// Slurm arrays or Kubernetes indexed jobs; `yolah merge` joins the

@@ -4,6 +4,7 @@ use crate::args::whole;
 use anyhow::{bail, Result};
 use clap::Args;
 use yolah_lab::train::{TrainConfig, DEFAULT_HIDDEN1};
+use yolah_lab::MAX_RUN_THREADS;
 
 /// What `yolah train` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -43,7 +44,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1, value_parser = whole::<usize>(0, usize::MAX as u64), allow_negative_numbers = true)]
     buckets: usize,
     /// Worker threads (the network is the same on any number).
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// Positions per optimizer step.
     #[arg(long, default_value_t = TrainConfig::default().batch as u64, value_parser = whole::<u64>(4, 1_000_000), allow_negative_numbers = true)]

@@ -6,6 +6,7 @@ use crate::progress::progress_bar;
 use anyhow::{anyhow, Result};
 use clap::Args;
 use yolah_lab::tune::{self, Checkpoint, TuneSettings};
+use yolah_lab::MAX_RUN_THREADS;
 
 /// What `yolah tune` does: its line in `yolah --help` and the first
 /// line of its own help.
@@ -31,7 +32,7 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     seed: u64,
     /// Games played at once.
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// Where the best weights go (JSON); the checkpoint is FILE.checkpoint.
     #[arg(long)]

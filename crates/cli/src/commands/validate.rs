@@ -7,6 +7,7 @@ use clap::Args;
 use serde_json::json;
 use yolah_lab::positions::{self, Sample};
 use yolah_lab::train::validate;
+use yolah_lab::MAX_RUN_THREADS;
 use yolah_players::nn::v2::FloatNet;
 use yolah_players::nn::{NetError, Network};
 
@@ -30,7 +31,7 @@ pub struct ValidateArgs {
     #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
     lambda: f64,
     /// Worker threads (the figures are the same on any number).
-    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// One JSON object instead of the table: `positions`, `lambda` and
     /// `nets`, an object per network.

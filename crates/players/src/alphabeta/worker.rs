@@ -1,5 +1,8 @@
 //! One thread's search: negamax alpha-beta with principal variation search,
-//! the shared table, and killer and history move ordering.
+//! the shared table, and killer and history move ordering. Each technique
+//! beyond that has its own submodule: `ordering` (the order moves are
+//! searched in), `history`, `reductions` (late moves), `probcut`,
+//! `null_move`, `singular` (extensions) and `freeze` (freezing moves).
 
 use super::{from_table, terminal, to_table, Heuristics, Shared, INF, MAX_PLY, NODE_STEP};
 use crate::budget::Budget;

@@ -14,8 +14,9 @@
 //! Accumulators have room for the widest first layer ([`MAX_HIDDEN1`]); a
 //! narrower network uses the first H lanes and leaves the rest zero. The
 //! per-node loops run over all lanes, a fixed length the compiler unrolls
-//! and vectorises: the widest network, the shipped one, runs as fast as if
-//! its width were a constant, and narrower ones pay for the unused lanes.
+//! and vectorises: the widest network of this format runs as fast as if its
+//! width were a constant, and narrower ones pay for the unused lanes. (The
+//! shipped network is of the later formats, run by `v2::quant`.)
 
 use super::kernels::{affine_pairs, PairRow};
 use super::{feature, scalars, HIDDEN2, INPUTS, MAX_HIDDEN1, MAX_L2_PAIRS, SCALARS};

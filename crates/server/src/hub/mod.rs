@@ -7,9 +7,11 @@
 //! game leaves memory once it has been finished, or nobody has sat at it,
 //! for the retention time, and a key of it brings it back.
 //!
-//! The parts: [`seats`] (starting, joining, watching, rematches), [`play`]
-//! (moves, the computer's, clocks, endings), [`lobby`] (open challenges and
-//! the live list), [`analysis`] (the engine on any position).
+//! The parts: [`game`] (one game's state in memory), [`seats`] (starting,
+//! joining, watching, rematches), [`play`] (moves, the computer's, clocks,
+//! endings), [`takeback`] (asking for a move back), [`ratings`] (rated games
+//! between people), [`lobby`] (open challenges and the live list),
+//! [`analysis`] (the engine on any position).
 
 use crate::clock::TimeControl;
 use crate::limits::Limits;

@@ -5,6 +5,7 @@
 use crate::args::{ensure_not_over, parse_duration_arg, whole, StartArgs};
 use anyhow::{bail, Result};
 use clap::Args;
+use yolah_lab::MAX_RUN_THREADS;
 
 mod bench;
 use serde_json::json;
@@ -42,7 +43,7 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = 5_000_000, requires = "bench", value_parser = whole::<u64>(1, u64::MAX), allow_negative_numbers = true)]
     plain_nodes: u64,
     /// Bench worker threads.
-    #[arg(long, default_value_t = 1, requires = "bench", value_parser = whole::<u16>(1, 1024), allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, requires = "bench", value_parser = whole::<u16>(1, MAX_RUN_THREADS), allow_negative_numbers = true)]
     threads: u16,
     /// Print one JSON object.
     #[arg(long)]

@@ -1,7 +1,8 @@
 //! Freezing moves: a move that takes the last free square next to one of
 //! the opponent's pieces leaves that piece with no move for the rest of the
 //! game (the square it would need can only fill up further). The `fo`
-//! search option orders them right after the killers.
+//! search option orders them after the killers and the countermove, before
+//! the moves ordered by history alone (`ordering.rs`).
 
 use yolah::{Move, Position};
 
