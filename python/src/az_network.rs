@@ -3,7 +3,7 @@
 //! of [`crate::search`]: observations of `yolah.vector` in, logits and
 //! values out, on up to `threads` threads with the GIL released.
 
-use crate::errors::YolahError;
+use crate::errors::{threads_in, YolahError};
 use crate::search::{not_contiguous, parallel};
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -33,7 +33,7 @@ impl AzNetwork {
         let net = AzNet::load(path).map_err(|e| YolahError::new_err(e.to_string()))?;
         Ok(AzNetwork {
             net: Arc::new(net),
-            threads: threads.clamp(1, yolah_players::MAX_THREADS),
+            threads: threads_in(threads, yolah_players::MAX_THREADS)?,
         })
     }
 

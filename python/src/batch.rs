@@ -1,6 +1,7 @@
 //! Work on many games or positions in one call, so that a Python loop does
 //! not pay the call overhead per move.
 
+use crate::errors::threads_in;
 use crate::game::PyPosition;
 use crate::observe::{write_mask, write_planes, ACTIONS, PLANES};
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods};
@@ -25,7 +26,7 @@ pub fn random_games<'py>(
     threads: usize,
     first: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let threads = threads.clamp(1, 1024);
+    let threads = threads_in(threads, yolah_lab::MAX_RUN_THREADS as usize)?;
     let range = first..first.saturating_add(games);
     let stats = py.detach(|| yolah::playout::random_games_range(range, seed, threads));
     let d = PyDict::new(py);

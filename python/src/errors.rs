@@ -179,3 +179,15 @@ pub fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WeightsFileError", py.get_type::<WeightsFileError>())?;
     Ok(())
 }
+
+/// `threads` as given when it is from 1 to `most`, else an error that says
+/// so (a silent clamp would hide a typo such as `threads=0`).
+pub fn threads_in(threads: usize, most: usize) -> PyResult<usize> {
+    if (1..=most).contains(&threads) {
+        Ok(threads)
+    } else {
+        Err(YolahError::new_err(format!(
+            "threads={threads} must be from 1 to {most}"
+        )))
+    }
+}

@@ -1,7 +1,7 @@
 //! Players from specs, matches and tournaments, for Python. Every search,
 //! match and tournament runs with the GIL released.
 
-use crate::errors::{spec_error, IllegalMoveError, YolahError};
+use crate::errors::{spec_error, threads_in, IllegalMoveError, YolahError};
 use crate::game::PyPosition;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -156,7 +156,7 @@ pub fn play_match<'py>(
         ));
     }
     let tc = time_control(tc)?;
-    let threads = threads.clamp(1, 1024);
+    let threads = threads_in(threads, yolah_lab::MAX_RUN_THREADS as usize)?;
     let played = py
         .detach(|| {
             let mut m = Match::new(a, b, games, seed);
@@ -275,7 +275,7 @@ pub fn tournament<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let settings = settings(players, games_per_pair, seed, tc)?;
     let anchor = anchor.index(&settings)?;
-    let threads = threads.clamp(1, 1024);
+    let threads = threads_in(threads, yolah_lab::MAX_RUN_THREADS as usize)?;
     let games = py.detach(|| -> Result<Vec<GameLine>, String> {
         match out {
             Some(path) => {
@@ -364,7 +364,7 @@ pub fn tournament_games<'py>(
     tc: Option<&str>,
 ) -> PyResult<Bound<'py, PyList>> {
     let settings = settings(players, games_per_pair, seed, tc)?;
-    let threads = threads.clamp(1, 1024);
+    let threads = threads_in(threads, yolah_lab::MAX_RUN_THREADS as usize)?;
     let lines = py
         .detach(|| play_games(&settings, &games, threads))
         .map_err(YolahError::new_err)?;

@@ -24,7 +24,7 @@
 //! a run repeats for a seed whatever the threads.
 
 use crate::encode::Rows;
-use crate::errors::YolahError;
+use crate::errors::{threads_in, YolahError};
 use crate::vector::VectorGames;
 use numpy::{
     PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
@@ -397,7 +397,7 @@ impl SearchTrees {
                 fpu_reduction,
             },
             dirichlet_fraction,
-            threads: threads.clamp(1, yolah_players::MAX_THREADS),
+            threads: threads_in(threads, yolah_players::MAX_THREADS)?,
             batch: Batch {
                 planes: PyArray4::zeros(py, [num_games, PLANES, 8, 8], false).unbind(),
                 scores: PyArray2::zeros(py, [num_games, 2], false).unbind(),

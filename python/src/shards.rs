@@ -4,7 +4,7 @@
 //! Every piece is the one the `yolah` command's `--shard` and `merge` use,
 //! so a run on Ray and a run of the command give the same files.
 
-use crate::errors::data_error;
+use crate::errors::{data_error, threads_in};
 use crate::players::{lab_error, settings, tournament_result, PyAnchor};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -204,7 +204,7 @@ pub fn selfplay_records<'py>(
     threads: usize,
     explore: f64,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let threads = threads.clamp(1, 1024);
+    let threads = threads_in(threads, yolah_lab::MAX_RUN_THREADS as usize)?;
     // A run's count of games places its shards; it changes no game.
     let run = selfplay_run(player, end, seed, explore)?;
     let samples = py

@@ -19,7 +19,7 @@
 //! (a finished game must be reset by the caller).
 
 use crate::encode::Forms;
-use crate::errors::{IllegalMoveError, YolahError};
+use crate::errors::{threads_in, IllegalMoveError, YolahError};
 use crate::game::PyPosition;
 use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -306,7 +306,7 @@ impl VectorGames {
             .collect();
         Ok(VectorGames {
             games,
-            threads: threads.clamp(1, yolah_players::MAX_THREADS),
+            threads: threads_in(threads, yolah_players::MAX_THREADS)?,
             autoreset,
             obs: Arrays::new(py, num_envs, forms),
             finals: same_step.then(|| Arrays::new(py, num_envs, forms)),

@@ -101,6 +101,18 @@ def test_an_illegal_move_names_the_actual_reason():
         pos.play("e4:d4")
 
 
+def test_a_thread_count_out_of_range_is_refused_not_clamped():
+    with pytest.raises(yolah.YolahError, match="threads=0 must be from 1 to 1024"):
+        yolah.random_games(10, threads=0)
+    with pytest.raises(yolah.YolahError, match="threads=2000 must be from 1 to 1024"):
+        yolah.play_match("random", "random", 2, threads=2000)
+    pytest.importorskip("gymnasium")
+    from yolah.vector import VectorEnv
+
+    with pytest.raises(yolah.YolahError, match="threads=0 must be from 1 to 256"):
+        VectorEnv(2, threads=0)
+
+
 def test_a_bad_position_quotes_the_text():
     with pytest.raises(yolah.PositionParseError) as caught:
         yolah.Position("nonsense")

@@ -222,13 +222,19 @@ impl ExternalEngine {
         });
         self.new_game = true;
         let handshake = HANDSHAKE.min(self.timeout);
+        // What a program that is not an engine prints (its usage, an echo)
+        // says more about it than the missing handshake.
+        let mut last_out = String::new();
         let shaken = self
             .send("yolah")
             .map_err(ReadError::Broken)
-            .and_then(|()| self.read_until("yolahok", Instant::now() + handshake, &mut |_| {}));
+            .and_then(|()| {
+                let deadline = Instant::now() + handshake;
+                self.read_until("yolahok", deadline, &mut |l| last_out = l.to_string())
+            });
         if let Err(e) = shaken {
             let mut p = self.process.take().expect("just started");
-            let reason = match e {
+            let mut reason = match e {
                 ReadError::Timeout => format!(
                     "no handshake (yolahok) within {:.1} s",
                     handshake.as_secs_f64()
@@ -238,6 +244,10 @@ impl ExternalEngine {
                     None => "the engine closed its output before its handshake".to_string(),
                 },
             };
+            if !last_out.is_empty() {
+                let shown: String = last_out.chars().take(MAX_SHOWN_CHARS).collect();
+                reason += &format!(" (its last line on stdout: {shown:?})");
+            }
             // Killed, its stderr ends: wait for its last lines.
             let _ = p.child.kill();
             let _ = p.child.wait();
@@ -409,6 +419,9 @@ impl ExternalEngine {
 
 /// The most stderr lines a forfeit's reason quotes.
 const STDERR_IN_REASON: usize = 3;
+
+/// The most characters of a stdout line a failed start quotes.
+const MAX_SHOWN_CHARS: usize = 200;
 
 /// The end of a forfeit's reason for an engine that died in a game: its
 /// last stderr lines on the same line (a reason is one line of a match's
