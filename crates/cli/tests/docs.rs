@@ -425,6 +425,40 @@ fn readme_is_a_front_page() {
     );
 }
 
+/// The README's picture of the game is the board `yolah` prints after the
+/// move it names, drawn by the program rather than by hand.
+#[test]
+fn readme_picture_is_the_programs_board() {
+    let readme = read("README.md");
+    let start = readme
+        .find("```text\n8  ")
+        .expect("the README's picture of the board");
+    let picture: Vec<&str> = readme[start..].lines().skip(1).take(9).collect();
+    let mv = picture[8]
+        .split("(after Black's ")
+        .nth(1)
+        .and_then(|rest| rest.strip_suffix(')'))
+        .expect("the picture says which move it shows: (after Black's d5:b7)");
+    let board_part = |l: &&str| {
+        l.chars()
+            .take(23)
+            .collect::<String>()
+            .trim_end()
+            .to_string()
+    };
+    let shown: Vec<String> = picture.iter().map(board_part).collect();
+    let out = yolah_output(&["analyse", "--moves", mv, "--player", "random"]);
+    let board: Vec<String> = out
+        .lines()
+        .take(9)
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    assert_eq!(
+        shown, board,
+        "README.md's picture against `yolah analyse --moves {mv}`"
+    );
+}
+
 #[test]
 fn flags_are_found_in_help_and_prose() {
     let flags = long_flags("use --games 10 and --sprt elo0=0; not a--b nor ---");
