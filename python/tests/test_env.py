@@ -61,6 +61,23 @@ def test_an_action_must_be_an_integer():
     assert env.position.black_score == 1
 
 
+def test_the_wrapped_env_says_what_is_not_an_action():
+    # PettingZoo's AssertOutOfBoundsWrapper said only "action is not in
+    # action space", as an AssertionError.
+    env = yolah.env()
+    env.reset()
+    with pytest.raises(yolah.MoveParseError, match="action 5000 is not from 0 to 4095"):
+        env.step(5000)
+    with pytest.raises(yolah.MoveParseError, match="action -1 is not from 0 to 4095"):
+        env.step(-1)
+    with pytest.raises(TypeError, match="an action is an integer from 0 to 4095, not 3.7"):
+        env.step(3.7)
+    with pytest.raises(TypeError, match="not None"):
+        env.step(None)  # the game is not over
+    env.step(np.int64(yolah.Move("d5:b7").action))
+    assert env.unwrapped.position.black_score == 1
+
+
 def test_observations_are_each_agents_own():
     env = yolah.env()
     env.reset()

@@ -49,13 +49,31 @@ def _action_index(action) -> int:
 
 def env(render_mode=None):
     """The environment with PettingZoo's usual classic-game wrappers: an
-    illegal move loses, actions out of range are refused, and the AEC
-    call order is enforced."""
+    illegal move loses, and the AEC call order is enforced. What is not an
+    action at all (3.7, 5000) is refused with an error that says so, where
+    PettingZoo's ``AssertOutOfBoundsWrapper`` would raise a bare
+    ``AssertionError`` (or nothing, under ``python -O``)."""
     e = raw_env(render_mode=render_mode)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = _ActionChecked(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+class _ActionChecked(wrappers.BaseWrapper):
+    """Refuses a step whose action is not one of the 4096, before the
+    wrappers below index the action mask with it: ``TypeError`` for a
+    non-integer, ``yolah.MoveParseError`` for an integer out of range. The
+    ``None`` step of an agent whose game is over passes through."""
+
+    def step(self, action):
+        agent = self.agent_selection
+        if action is None and (self.terminations[agent] or self.truncations[agent]):
+            super().step(action)
+            return
+        index = _action_index(action)
+        Move.from_action(index)  # raises "action 5000 is not from 0 to 4095"
+        super().step(index)
 
 
 class raw_env(AECEnv):
