@@ -52,7 +52,7 @@ def env(render_mode=None):
     illegal move loses, and the AEC call order is enforced. What is not an
     action at all (3.7, 5000) is refused with an error that says so, where
     PettingZoo's ``AssertOutOfBoundsWrapper`` would raise a bare
-    ``AssertionError`` (or nothing, under ``python -O``)."""
+    ``AssertionError`` (and, under ``python -O``, no check at all)."""
     e = raw_env(render_mode=render_mode)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = _ActionChecked(e)
