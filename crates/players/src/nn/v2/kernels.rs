@@ -23,15 +23,17 @@
 //!
 //! Every group is computed, zero or not. After the clip, nine in ten of the
 //! shipped net's first-layer outputs are zero and 41 of a view's 64 groups
-//! are all zero (random games), so versions that skip those groups (the
-//! set bits of a mask, one `tzcnt` each) were tried on the build of e9be5d7
-//! on an AMD EPYC (Zen 1, AVX2). Alone, on the same inputs, one took 46 ns
-//! a view against 75; in the search both lost: `yolah analyse --player
-//! nn:depth=11` from the start took 0.88 s against 0.82 s with the mask
-//! read from the outputs, 0.92 s against 0.79 s with it read from the sums
-//! (best of eight runs each, alternately). Not profiled further; the likely
-//! causes are weights read out of order instead of in a stream, and loops
-//! whose lengths the branch predictor cannot know.
+//! are all zero (random games), yet skipping those groups has never made a
+//! search faster: not with the neurons sorted by how often they are zero
+//! and the groups listed without a branch (docs/search-log.md row 34, 14.7%
+//! fewer instructions, no less time), and not on the build of e9be5d7 on an
+//! AMD EPYC (Zen 1, AVX2), with the set bits of a mask taken one `tzcnt` at
+//! a time: alone, on the same inputs, 46 ns a view against 75, but `yolah
+//! analyse --player nn:depth=11` from the start took 0.88 s against 0.82 s
+//! with the mask read from the outputs, 0.92 s against 0.79 s with it read
+//! from the sums (best of eight runs each, alternately). Not profiled
+//! further; the likely causes are weights read out of order instead of in
+//! a stream, and loops whose lengths the branch predictor cannot know.
 
 use crate::nn::HIDDEN2;
 
