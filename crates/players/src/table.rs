@@ -168,9 +168,10 @@ impl Table {
     }
 
     /// Asks the processor to bring `key`'s slot into the cache, so that a
-    /// probe a little later (once the child's accumulators are updated, say)
-    /// does not wait for memory: without it a fifth of the search's time
-    /// went to that wait. Changes nothing else.
+    /// probe a little later does not wait for memory: without it a fifth of
+    /// the search's time went to that wait. The search fetches a child's
+    /// slot a whole move ahead, while the move before it is searched.
+    /// Changes nothing else.
     #[inline]
     pub(crate) fn prefetch(&self, key: u64) {
         #[cfg(target_arch = "x86_64")]

@@ -426,6 +426,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = list[0];
+        // The index of the next move, when it was chosen ahead.
+        let mut next: Option<usize> = None;
         for i in 0..n {
             // Late-move pruning: close to the horizon, once a move that does
             // not lose is found, the last moves in the order are skipped.
@@ -437,11 +439,24 @@ impl<'a, E: Evaluator> Worker<'a, E> {
             {
                 break;
             }
-            // Selection sort step: the best remaining move next.
-            let j = (i..n).max_by_key(|&j| order[j]).unwrap_or(i);
+            // Selection sort step: the best remaining move next (chosen one
+            // move ahead, below, where the children probe the table).
+            let j = next
+                .take()
+                .unwrap_or_else(|| (i..n).max_by_key(|&j| order[j]).unwrap_or(i));
             list.swap(i, j);
             order.swap(i, j);
             let m = list[i];
+            // The move after this one is chosen now, the same as the next
+            // step would choose it, and its child's table slot fetched, so
+            // that it arrives while this move's subtree is searched: fetched
+            // just before the child's own probe, it was still on its way
+            // and the probe waited (docs/search-log.md row 82).
+            if depth > 1 && i + 1 < n {
+                let k = (i + 1..n).max_by_key(|&k| order[k]).unwrap_or(i + 1);
+                next = Some(k);
+                self.table.prefetch(key_after(key, pos, list[k]));
+            }
             if Some(m) == excluded {
                 continue;
             }
@@ -460,7 +475,8 @@ impl<'a, E: Evaluator> Worker<'a, E> {
                 }
             }
             let child_key = key_after(key, pos, m);
-            if depth > 1 {
+            if depth > 1 && i == 0 {
+                // The first move's slot; the others were fetched a move ahead.
                 self.table.prefetch(child_key);
             }
             let mut child = *pos;
