@@ -334,9 +334,26 @@ fn serve_shows_every_bound_and_refuses_bad_ones() {
     fails_with(&["serve", "--max-games", "0"], "invalid value");
     fails_with(&["serve", "--players", "chess"], "unknown player");
     fails_with(
+        &["play", "--black", "random", "--white", "chess"],
+        "--white: \"chess\": unknown player",
+    );
+    fails_with(
         &["serve", "--port", "0", "--db", "/no/such/dir/games.db"],
         "database: cannot open /no/such/dir/games.db",
     );
+    // A port in use is refused before the database is made: no file is
+    // left behind for a server that never ran.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("games.db");
+    let db = db.to_str().unwrap();
+    fails_with(
+        &["serve", "--addr", "127.0.0.1", "--port", &port, "--db", db],
+        &format!("cannot listen on 127.0.0.1:{port}"),
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
 }
 
 #[test]

@@ -114,7 +114,11 @@ impl PlayArgs {
     /// Plays the game in the terminal (all output goes straight there).
     pub fn run(self) -> Result<String> {
         let start = self.start.position()?;
-        let seats = [Seat::new(&self.black)?, Seat::new(&self.white)?];
+        // An error names the option it came from, since both may hold specs.
+        let seats = [
+            Seat::new(&self.black).context("--black")?,
+            Seat::new(&self.white).context("--white")?,
+        ];
         // The file is opened before the first move, so that a path that
         // cannot be written is said now, not after the game; it is emptied
         // only when the game is written, so a game that fails keeps what the

@@ -193,12 +193,14 @@ impl ServeArgs {
             .build()
             .context("cannot start the async runtime")?;
         let db = config.db.clone();
-        // The database first: nothing is announced that cannot be served.
-        let server = yolah_server::Server::open(config)?;
         runtime.block_on(async {
+            // The port first, so that a port in use leaves no database file
+            // behind; then the database, before anything is announced, so
+            // that nothing is announced that cannot be served.
             let listener = tokio::net::TcpListener::bind((addr, port))
                 .await
                 .with_context(|| format!("cannot listen on {addr}:{port}"))?;
+            let server = yolah_server::Server::open(config)?;
             let local = listener.local_addr()?;
             // Signals are caught before the address is announced: whoever
             // read it may stop the server at once, and cleanly.

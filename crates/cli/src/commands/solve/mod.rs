@@ -105,9 +105,11 @@ fn solve_command(pos: &Position, time: Option<Duration>, json: bool) -> Result<S
     let limits = Limits { nodes: None, time };
     let mut solver = Solver::new();
     let Some(s) = solver.solve_within(pos, limits, &Stop::new()) else {
+        // Only a time limit stops the solver: `time` is set. Shown as it
+        // was given ("10ms"), not rounded to a tenth of a second.
         bail!(
-            "not solved within {:.1} s ({} nodes); give it more --time",
-            time.unwrap_or_default().as_secs_f64(),
+            "not solved within --time {:?} ({} nodes); give it more time",
+            time.unwrap_or_default(),
             solver.nodes()
         );
     };
