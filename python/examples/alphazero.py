@@ -503,7 +503,8 @@ def parse_args(argv=None):
                    help="tiny sizes, for CI: sets --games, --sims, --fast-sims, --hidden, --rank, --batch, --buffer, "
                         "--min-buffer, --eval-games, --eval-sims, --eval-every, --checkpoint-every and --opponents, "
                         "over any given")
-    p.add_argument("--games", type=int, default=128, help="games played at once")
+    p.add_argument("--games", type=int, default=128,
+                   help="games played at once by each actor (by the learner with --actors 0)")
     p.add_argument("--sims", type=int, default=160, help="simulations of a full search")
     p.add_argument("--fast-sims", type=int, default=32, help="simulations of a fast search")
     p.add_argument("--full-fraction", type=float, default=0.25, help="share of moves with a full search")
@@ -555,6 +556,17 @@ def parse_args(argv=None):
     for name in ("games", "sims", "fast_sims", "eval_games", "eval_sims", "buffer", "batch"):
         if getattr(args, name, 1) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: must be at least 1")
+    # Only moves with a full search are learnt from, and training waits for
+    # --min-buffer of them: settings that never reach it would self-play
+    # to the end of the budget and export an untrained network.
+    if not 0 < args.full_fraction <= 1:
+        p.error(f"--full-fraction {args.full_fraction}: must be more than 0 and at most 1 "
+                "(only moves with a full search are learnt from)")
+    if args.min_buffer > args.buffer:
+        p.error(f"--min-buffer {args.min_buffer} is more than --buffer {args.buffer}: "
+                "training would never start")
+    if not args.train_ratio > 0:
+        p.error(f"--train-ratio {args.train_ratio}: must be more than 0")
     for spec in args.opponents:
         try:
             yolah.Player(spec)

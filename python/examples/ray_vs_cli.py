@@ -25,21 +25,30 @@ def games(path):
     return sorted(json.dumps(g, sort_keys=True) for g in lines)
 
 
+def run(command):
+    """Runs ``command``; if it fails, stops with what it wrote on stderr."""
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{command[0]} failed (exit {done.returncode}):\n{done.stderr.strip()}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--yolah", default="target/release/yolah")
     parser.add_argument("--games-per-pair", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if not os.access(args.yolah, os.X_OK):
+        parser.error(f"--yolah {args.yolah}: no such program; build it first "
+                     "(cargo build --release, from the repository's root)")
     work = tempfile.mkdtemp(prefix="yolah-ray-")
     gpp, seed = str(args.games_per_pair), str(args.seed)
     rows = []
     for threads in (1, 2):
         out = os.path.join(work, f"cli-{threads}.jsonl")
         start = time.monotonic()
-        subprocess.run([args.yolah, "tournament", "--players", *PLAYERS, "--games-per-pair", gpp,
-                        "--seed", seed, "--threads", str(threads), "--out", out],
-                       check=True, capture_output=True)
+        run([args.yolah, "tournament", "--players", *PLAYERS, "--games-per-pair", gpp,
+             "--seed", seed, "--threads", str(threads), "--out", out])
         rows.append((f"yolah tournament --threads {threads}", time.monotonic() - start, out))
     for workers in (1, 2):
         out = os.path.join(work, f"ray-{workers}.jsonl")
@@ -50,7 +59,7 @@ def main():
             f"yd.tournament({PLAYERS!r}, {gpp}, {out!r}, seed={seed}, workers={workers})"
         )
         start = time.monotonic()
-        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+        run([sys.executable, "-c", code])
         rows.append((f"yolah.distributed, {workers} worker{'s' if workers > 1 else ''}",
                      time.monotonic() - start, out))
     reference = games(rows[0][2])

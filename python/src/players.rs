@@ -18,7 +18,8 @@ pub(crate) fn lab_error(e: impl std::fmt::Display) -> PyErr {
 
 /// A computer player made from a spec such as `"nn:time=100ms"`,
 /// `"mcts:iterations=20000,seed=3"` or `"alphabeta:depth=6,threads=2"`
-/// (the specs of the `yolah` command; see its README).
+/// (the specs of the `yolah` command; docs/players.md lists every player
+/// and key).
 ///
 /// >>> p = Player("alphabeta:depth=3")
 /// >>> p.choose_move(Position())

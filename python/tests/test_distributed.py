@@ -47,7 +47,7 @@ except ImportError:
 def local_ray():
     """A local 2-CPU Ray for the module; the test is skipped without Ray."""
     if ray is None:
-        pytest.skip('Ray is not installed (pip install "yolah[ray]")')
+        pytest.skip('Ray is not installed (pip install "./python[ray]")')
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="warning")
     yield
     ray.shutdown()

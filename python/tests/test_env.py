@@ -49,6 +49,16 @@ def test_an_illegal_action_loses():
     assert env.rewards["black"] == -1
 
 
+def test_an_action_that_is_no_move_loses_too():
+    # 65 is b1:b1: in Discrete(4096), so an unmasked sample() may draw it,
+    # and it loses like any other illegal action rather than raising.
+    env = yolah.env()
+    env.reset()
+    env.step(65)
+    assert env.terminations["black"]
+    assert env.rewards["black"] == -1
+
+
 def test_an_action_must_be_an_integer():
     env = yolah.environment.raw_env()
     env.reset()

@@ -136,6 +136,9 @@ def test_the_evaluator_sees_each_leaf_once_a_round():
     assert list(out.action[[0, 4]]) == [-1, -1]
     with pytest.raises(yolah.YolahError, match="4096"):
         Search(2).run(VectorEnv(2), lambda o, m: (np.zeros((len(m), 5)), np.zeros(len(m))), 2)
+    # PettingZoo's one-game env is not what the batched search takes.
+    with pytest.raises(TypeError, match="env must be a yolah.vector.VectorEnv"):
+        Search(1).run(yolah.env(), evaluate, 2)
 
 
 def random_net(reach=True):

@@ -67,7 +67,16 @@ def env(**kwargs):
     """The PettingZoo AEC environment (needs ``pettingzoo``): its agents,
     observations (planes and action mask), actions and rewards are described
     in :mod:`yolah.environment` (``help(yolah.environment)``)."""
-    from .environment import env as make
+    try:
+        from .environment import env as make
+    except ModuleNotFoundError as e:
+        if e.name not in ("pettingzoo", "gymnasium"):
+            raise
+        raise ModuleNotFoundError(
+            f'yolah.env() needs {e.name}, the "env" extra: pip install "./python[env]" '
+            "from the repository's root",
+            name=e.name,
+        ) from e
 
     return make(**kwargs)
 
@@ -86,13 +95,25 @@ def record(moves, start=None, **metadata):
 __all__ = [
     "ACTIONS",
     "PLANES",
+    "BadValueError",
+    "ConflictingKeysError",
+    "DuplicateKeyError",
     "IllegalMoveError",
+    "MissingKeyError",
     "Move",
+    "MoveParseError",
+    "NetFileError",
+    "NotKeyValueError",
     "ParseError",
     "Player",
     "Position",
+    "PositionParseError",
+    "RecordParseError",
     "SpecError",
     "TournamentFile",
+    "UnknownKeyError",
+    "UnknownPlayerError",
+    "WeightsFileError",
     "YolahError",
     "env",
     "observations",

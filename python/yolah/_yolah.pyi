@@ -137,8 +137,11 @@ class Player:
         search does not raise: the position's first legal move is returned
         (and its analysis has no score)."""
     def analyse(self, position: Position) -> dict[str, Any]:
-        """``best_move``, ``score``, ``score_unit``, ``depth``,
-        ``iterations``, ``nodes``, ``seconds``, ``pv``. Raises as
+        """``best_move`` (a move as a string, ``"d5:b7"``), ``score`` (int
+        centipoints, a float win rate, or None), ``score_unit``
+        (``"centipoints"``, ``"win_rate"`` or ``"none"``), ``depth`` and ``iterations`` (int or None),
+        ``nodes`` (int), ``seconds`` (float), ``pv`` (a list of move
+        strings): the fields of ``yolah analyse --json``. Raises as
         ``choose_move`` does."""
     def new_game(self) -> None: ...
 

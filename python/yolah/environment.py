@@ -33,7 +33,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ._yolah import ACTIONS, PLANES, Move, Position
+from ._yolah import ACTIONS, PLANES, Move, MoveParseError, Position
 
 AGENTS = ["black", "white"]
 
@@ -72,7 +72,11 @@ class _ActionChecked(wrappers.BaseWrapper):
             super().step(action)
             return
         index = _action_index(action)
-        Move.from_action(index)  # raises "action 5000 is not from 0 to 4095"
+        if not 0 <= index < ACTIONS:
+            raise MoveParseError(f"action {index} is not from 0 to {ACTIONS - 1}")
+        # Every action in range goes on, 65 (b1:b1, no move at all) too: one
+        # the mask does not allow loses, as Discrete(4096)'s sample() may
+        # draw it.
         super().step(index)
 
 

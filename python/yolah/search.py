@@ -146,7 +146,11 @@ class Search:
         draws a move at ``temperature`` (0: the most visited); ``add_noise``
         (a bool, or one a game) mixes Dirichlet noise into the root's
         priors."""
-        games = getattr(env, "games", env)
+        games = getattr(env, "games", None)
+        if games is None:
+            raise TypeError(
+                f"env must be a yolah.vector.VectorEnv (many games at once), not {type(env).__name__}"
+            )
 
         def checked(observations, masks):
             answer = evaluate(observations, masks)

@@ -87,10 +87,20 @@ generators that ``reset(seed=s)`` restarts.
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
-from gymnasium.vector import VectorEnv as _GymVectorEnv
-from gymnasium.vector.utils import batch_space
+
+try:
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode
+    from gymnasium.vector import VectorEnv as _GymVectorEnv
+    from gymnasium.vector.utils import batch_space
+except ModuleNotFoundError as e:
+    if e.name != "gymnasium":
+        raise
+    raise ModuleNotFoundError(
+        'yolah.vector needs gymnasium, the "env" extra: pip install "./python[env]" '
+        "from the repository's root",
+        name=e.name,
+    ) from e
 
 from ._yolah import ACTIONS, MAX_MOVES, PLANES, VectorGames
 
