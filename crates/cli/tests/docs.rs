@@ -364,8 +364,9 @@ fn crate_table_matches_the_manifests() {
     }
 }
 
-/// Every `.rs` file under `dir` (relative to the root), recursively.
-fn rust_files(dir: &str, out: &mut Vec<String>) {
+/// Every file under `dir` (relative to the root) whose name ends with
+/// `suffix`, recursively.
+fn files_ending(dir: &str, suffix: &str, out: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(root().join(dir)) else {
         return;
     };
@@ -373,11 +374,16 @@ fn rust_files(dir: &str, out: &mut Vec<String>) {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         let path = format!("{dir}/{name}");
         if root().join(&path).is_dir() {
-            rust_files(&path, out);
-        } else if name.ends_with(".rs") {
+            files_ending(&path, suffix, out);
+        } else if name.ends_with(suffix) {
             out.push(path);
         }
     }
+}
+
+/// Every `.rs` file under `dir` (relative to the root), recursively.
+fn rust_files(dir: &str, out: &mut Vec<String>) {
+    files_ending(dir, ".rs", out);
 }
 
 #[test]
@@ -403,6 +409,9 @@ fn file_map_is_true_and_whole() {
     for dir in ["src", "magicgen/src", "python/src"] {
         rust_files(dir, &mut sources);
     }
+    // The Python package's modules and the scripts the docs run.
+    files_ending("python/yolah", ".py", &mut sources);
+    files_ending("scripts", "", &mut sources);
     for entry in std::fs::read_dir(root().join("crates")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         rust_files(&format!("crates/{name}/src"), &mut sources);

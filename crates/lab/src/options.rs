@@ -66,7 +66,7 @@ pub struct SelfplayOptions {
     /// Seed of the openings and players.
     #[arg(long, default_value_t = 0, value_parser = whole::<u64>(0, u64::MAX), allow_negative_numbers = true)]
     pub seed: u64,
-    /// The training file to write (format in crates/lab/src/positions.rs).
+    /// The training file to write (its format: docs/formats.md, "Self-play files").
     #[arg(long)]
     pub out: String,
     /// The probability, from 0 to 1, that a move is a random legal move
