@@ -24,6 +24,7 @@ self-play data and random games as Ray tasks, with the same results as the
 ``yolah`` command.
 """
 
+from ._extras import missing_extra
 from ._yolah import (
     ACTIONS,
     PLANES,
@@ -70,13 +71,7 @@ def env(**kwargs):
     try:
         from .environment import env as make
     except ModuleNotFoundError as e:
-        if e.name not in ("pettingzoo", "gymnasium"):
-            raise
-        raise ModuleNotFoundError(
-            f'yolah.env() needs {e.name}, the "env" extra: pip install "./python[env]" '
-            "from the repository's root",
-            name=e.name,
-        ) from e
+        missing_extra(e, "yolah.env()", "env", ("pettingzoo", "gymnasium"))
 
     return make(**kwargs)
 

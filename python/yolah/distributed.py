@@ -39,6 +39,7 @@ import os
 from typing import Callable, Iterable, Optional, Sequence, Union
 
 from . import _yolah
+from ._extras import missing_extra
 
 #: Games a self-play task plays unless told: fixed, so that the shards of
 #: a run, and so a resumed run, do not depend on the number of workers.
@@ -54,10 +55,8 @@ Progress = Optional[Callable[[int, int], None]]
 def _ray():
     try:
         import ray
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            'yolah.distributed needs Ray: pip install ray (or pip install "./python[ray]" from the repository)'
-        ) from e
+    except ModuleNotFoundError as e:  # pragma: no cover - depends on the environment
+        missing_extra(e, "yolah.distributed", "ray", ("ray",))
     return ray
 
 

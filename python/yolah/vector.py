@@ -88,19 +88,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._extras import missing_extra
+
 try:
     from gymnasium import spaces
     from gymnasium.vector import AutoresetMode
     from gymnasium.vector import VectorEnv as _GymVectorEnv
     from gymnasium.vector.utils import batch_space
 except ModuleNotFoundError as e:
-    if e.name != "gymnasium":
-        raise
-    raise ModuleNotFoundError(
-        'yolah.vector needs gymnasium, the "env" extra: pip install "./python[env]" '
-        "from the repository's root",
-        name=e.name,
-    ) from e
+    missing_extra(e, "yolah.vector", "env", ("gymnasium",))
 
 from ._yolah import ACTIONS, MAX_MOVES, PLANES, VectorGames
 

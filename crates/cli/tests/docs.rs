@@ -381,11 +381,6 @@ fn files_ending(dir: &str, suffix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Every `.rs` file under `dir` (relative to the root), recursively.
-fn rust_files(dir: &str, out: &mut Vec<String>) {
-    files_ending(dir, ".rs", out);
-}
-
 #[test]
 fn file_map_is_true_and_whole() {
     let page = read("docs/architecture.md");
@@ -407,14 +402,14 @@ fn file_map_is_true_and_whole() {
     }
     let mut sources = Vec::new();
     for dir in ["src", "magicgen/src", "python/src"] {
-        rust_files(dir, &mut sources);
+        files_ending(dir, ".rs", &mut sources);
     }
     // The Python package's modules and the scripts the docs run.
     files_ending("python/yolah", ".py", &mut sources);
     files_ending("scripts", "", &mut sources);
     for entry in std::fs::read_dir(root().join("crates")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        rust_files(&format!("crates/{name}/src"), &mut sources);
+        files_ending(&format!("crates/{name}/src"), ".rs", &mut sources);
     }
     for file in sources {
         assert!(
