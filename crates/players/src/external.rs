@@ -234,6 +234,19 @@ impl ExternalEngine {
             });
         if let Err(e) = shaken {
             let mut p = self.process.take().expect("just started");
+            if matches!(e, ReadError::Broken(_)) {
+                // A program that exits at once may be gone before "yolah"
+                // is written (the write fails first): what it printed is
+                // still in the pipe, read to its end.
+                let until = Instant::now() + STDERR_WAIT;
+                while let Some(left) = until.checked_duration_since(Instant::now()) {
+                    match p.lines.recv_timeout(left) {
+                        Ok(Line::Text(line)) => last_out = line,
+                        Ok(Line::TooLong) => {}
+                        Ok(Line::Closed) | Err(_) => break,
+                    }
+                }
+            }
             let mut reason = match e {
                 ReadError::Timeout => format!(
                     "no handshake (yolahok) within {:.1} s",
