@@ -1,9 +1,10 @@
 //! Work on many games or positions in one call, so that a Python loop does
 //! not pay the call overhead per move.
 
+use crate::encode::write_bool_mask;
 use crate::errors::threads_in;
 use crate::game::PyPosition;
-use crate::observe::{write_mask, write_planes, ACTIONS, PLANES};
+use crate::observe::{write_planes, ACTIONS, PLANES};
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -78,7 +79,7 @@ pub fn observations<'py>(
             .zip(masks.chunks_exact_mut(ACTIONS))
         {
             write_planes(p, obs);
-            write_mask(p, mask);
+            write_bool_mask(p, mask);
         }
         (planes, masks)
     });

@@ -245,7 +245,7 @@ impl<'a> Rows<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observe::{write_mask, ACTIONS as OBSERVE_ACTIONS};
+    use crate::observe::{write_mask_slow, ACTIONS as OBSERVE_ACTIONS};
     use yolah::Rng;
 
     /// Random positions along random games, the ends included.
@@ -280,7 +280,7 @@ mod tests {
                     assert_eq!(u64::from(reach_cells[p * 64 + sq]), bits >> sq & 1);
                 }
             }
-            write_mask(&pos, &mut reference);
+            write_mask_slow(&pos, &mut reference);
             write_bool_mask(&pos, &mut mask);
             assert_eq!(mask, reference);
             write_packed_mask(&pos, &mut packed);

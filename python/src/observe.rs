@@ -34,8 +34,10 @@ pub fn write_planes(pos: &Position, out: &mut [f32]) {
 }
 
 /// Writes the legal-move mask of `pos` into `out` (`ACTIONS` bools): all
-/// false once the game is over.
-pub fn write_mask(pos: &Position, out: &mut [bool]) {
+/// false once the game is over. The plain definition, which the tests hold
+/// [`crate::encode::write_bool_mask`] (the one in use) equal to.
+#[cfg(test)]
+pub(crate) fn write_mask_slow(pos: &Position, out: &mut [bool]) {
     out.fill(false);
     if pos.is_game_over() {
         return;
@@ -57,7 +59,7 @@ pub fn observation_array<'py>(py: Python<'py>, pos: &Position) -> Bound<'py, PyA
 /// The legal-move mask of `pos` as an `ACTIONS` bool array.
 pub fn mask_array<'py>(py: Python<'py>, pos: &Position) -> Bound<'py, PyArray1<bool>> {
     let mut data = vec![false; ACTIONS];
-    write_mask(pos, &mut data);
+    crate::encode::write_bool_mask(pos, &mut data);
     PyArray1::from_vec(py, data)
 }
 
@@ -82,7 +84,7 @@ mod tests {
     #[test]
     fn the_mask_has_every_legal_move_and_nothing_else() {
         let mut mask = [false; ACTIONS];
-        write_mask(&Position::START, &mut mask);
+        write_mask_slow(&Position::START, &mut mask);
         assert_eq!(mask.iter().filter(|&&b| b).count(), 56);
         let m: Move = "d5:b7".parse().unwrap();
         assert!(mask[usize::from(action_of(m))]);
