@@ -47,8 +47,12 @@ const CHANNEL_LINES: usize = 1_024;
 const HANDSHAKE: Duration = Duration::from_secs(10);
 /// Time past a move's budget before the engine loses on time.
 const MARGIN: Duration = Duration::from_millis(500);
-/// How long a failed start waits for the end of the engine's stderr.
+/// How long a failed start waits for the end of the engine's stderr (and
+/// for its exit).
 const STDERR_WAIT: Duration = Duration::from_secs(2);
+/// How long a start that could not even write the handshake waits for the
+/// end of the engine's stdout.
+const STDOUT_WAIT: Duration = Duration::from_secs(1);
 
 /// Why a read from the engine ended without the line wanted.
 enum ReadError {
@@ -225,20 +229,19 @@ impl ExternalEngine {
         // What a program that is not an engine prints (its usage, an echo)
         // says more about it than the missing handshake.
         let mut last_out = String::new();
-        let shaken = self
-            .send("yolah")
-            .map_err(ReadError::Broken)
-            .and_then(|()| {
-                let deadline = Instant::now() + handshake;
-                self.read_until("yolahok", deadline, &mut |l| last_out = l.to_string())
-            });
+        let sent = self.send("yolah");
+        let unsent = sent.is_err();
+        let shaken = sent.map_err(ReadError::Broken).and_then(|()| {
+            let deadline = Instant::now() + handshake;
+            self.read_until("yolahok", deadline, &mut |l| last_out = l.to_string())
+        });
         if let Err(e) = shaken {
             let mut p = self.process.take().expect("just started");
-            if matches!(e, ReadError::Broken(_)) {
+            if unsent {
                 // A program that exits at once may be gone before "yolah"
                 // is written (the write fails first): what it printed is
-                // still in the pipe, read to its end.
-                let until = Instant::now() + STDERR_WAIT;
+                // still in the pipe, read until it closes.
+                let until = Instant::now() + STDOUT_WAIT;
                 while let Some(left) = until.checked_duration_since(Instant::now()) {
                     match p.lines.recv_timeout(left) {
                         Ok(Line::Text(line)) => last_out = line,

@@ -63,7 +63,8 @@ pub struct QuantNet<const H: usize> {
 }
 
 /// The maps' inputs in groups of eight squares: a byte of a map's bits.
-const BYTES: usize = MAP_INPUTS / 8;
+const MAP_BYTES: usize = MAP_INPUTS / 8;
+const _: () = assert!(MAP_BYTES == 4 * 8, "four maps of 64 squares");
 
 /// The layer on a position's maps, computed afresh at each evaluation.
 ///
@@ -72,15 +73,16 @@ const BYTES: usize = MAP_INPUTS / 8;
 /// sum of their columns. An evaluation adds 32 of them (8 bytes of 4 maps)
 /// in a loop of fixed length. One column per set square (up to 169), in
 /// loops whose ends the processor cannot predict, had been 18% of a
-/// search's time; 64 sums by nibble (a table of 64 KiB) were 19% of the
+/// search's time; 64 sums by nibble (a table of 64 KB) were 19% of the
 /// faster search of 0b5a737, waiting on their loads as much as adding;
-/// half as many loads from a table of 512 KiB (it stays in the second
-/// level cache) take 9% less time to depth 13 (search-log row 83). The
-/// sums wrap in 16 bits, and since the whole sum fits
+/// half as many loads from a table of 512 KB take 9% less time to depth
+/// 13 on the Zen 4 measured (search-log row 83), whose second-level cache
+/// (1 MB) holds the table; not measured on a Zen 1, whose cache it would
+/// fill. The sums wrap in 16 bits, and since the whole sum fits
 /// ([`super::MAX_WM`]), wrapped partial sums give it exactly.
 #[derive(Clone, Debug)]
 struct MapsLayer {
-    bytes: Box<[[Accumulator<MAPS>; 256]; BYTES]>,
+    byte_sums: Box<[[Accumulator<MAPS>; 256]; MAP_BYTES]>,
     bm: Accumulator<MAPS>,
 }
 
@@ -89,7 +91,7 @@ impl MapsLayer {
     /// input) and biases `bm`.
     fn new(wm: &[f32], bm: &[f32]) -> MapsLayer {
         let columns: Vec<Accumulator<MAPS>> = wm.chunks_exact(MAPS).map(column).collect();
-        let bytes = (0..BYTES)
+        let byte_sums = (0..MAP_BYTES)
             .map(|n| {
                 std::array::from_fn(|set| {
                     let mut sum = Accumulator([0; MAPS]);
@@ -101,7 +103,7 @@ impl MapsLayer {
             })
             .collect::<Vec<_>>();
         MapsLayer {
-            bytes: bytes.try_into().expect("MAP_INPUTS / 8 bytes"),
+            byte_sums: byte_sums.try_into().expect("MAP_BYTES sums"),
             bm: column(bm),
         }
     }
@@ -112,7 +114,7 @@ impl MapsLayer {
         let mut sums = self.bm;
         for (k, map) in maps.iter().enumerate() {
             for (n, set) in map.0.to_le_bytes().into_iter().enumerate() {
-                add(&mut sums, &self.bytes[8 * k + n][usize::from(set)], 1);
+                add(&mut sums, &self.byte_sums[8 * k + n][usize::from(set)], 1);
             }
         }
         first_outputs(&sums, |c| c as u8)
